@@ -1,0 +1,313 @@
+//! Command-line interface. `main` returns the process exit code:
+//! 0 success, 1 failure (bad input, failed check), 2 usage error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::json;
+
+use crate::data::{self, KvTier, Loaded, Router};
+use crate::decode::{self, CommandSet, DecodedPage};
+use crate::stats;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mdbook-agentx",
+    version,
+    about = "AgentX launch recipes as static Markdown: an mdBook preprocessor plus tools",
+    long_about = "AgentX launch recipes as static Markdown.\n\n\
+        Without a subcommand, runs as an mdBook preprocessor: reads [context, book] JSON on \
+        stdin and writes the book JSON on stdout. Add it to book.toml as \
+        [preprocessor.agentx]."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Tell mdBook whether a renderer is supported (exit 0: yes, 1: no).
+    Supports {
+        /// Renderer name, e.g. `html`.
+        renderer: String,
+    },
+    /// Decode AgentX data files into command sets.
+    ///
+    /// With --json, prints every command set (or those matching the filters) as a
+    /// JSON array. Without it, prints one command set as a reader would copy it;
+    /// --cell and --conc select it, --kv and --router default to what was measured.
+    Decode {
+        /// AgentX data files (.json, or .jsx/.js modules).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON instead of copyable text.
+        #[arg(long)]
+        json: bool,
+        /// Cell id, e.g. `qwen3.8next-fp4-b300-sglang-agentic-mtp#0`.
+        #[arg(long)]
+        cell: Option<String>,
+        /// A concurrency the point served.
+        #[arg(long)]
+        conc: Option<u32>,
+        /// KV tier (default: the measured one).
+        #[arg(long, value_enum)]
+        kv: Option<TierArg>,
+        /// Router (default: the submitted one).
+        #[arg(long, value_enum)]
+        router: Option<RouterArg>,
+    },
+    /// Count lanes, deployments, points, hardware and command sets per page.
+    Stats {
+        /// Data files or directories holding them.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Print JSON: {"pages":[…]}.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum TierArg {
+    None,
+    Hicache,
+    Mooncake,
+}
+
+impl From<TierArg> for KvTier {
+    fn from(t: TierArg) -> KvTier {
+        match t {
+            TierArg::None => KvTier::None,
+            TierArg::Hicache => KvTier::Hicache,
+            TierArg::Mooncake => KvTier::Mooncake,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum RouterArg {
+    Sglang,
+    Dynamo,
+}
+
+impl From<RouterArg> for Router {
+    fn from(r: RouterArg) -> Router {
+        match r {
+            RouterArg::Sglang => Router::Sglang,
+            RouterArg::Dynamo => Router::Dynamo,
+        }
+    }
+}
+
+/// Entry point of the binary.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> Result<i32> {
+    match cli.command {
+        None => {
+            crate::preprocess::run_protocol(std::io::stdin().lock(), std::io::stdout().lock())?;
+            Ok(0)
+        }
+        Some(Command::Supports { renderer }) => Ok(if crate::preprocess::supports(&renderer) {
+            0
+        } else {
+            1
+        }),
+        Some(Command::Decode {
+            files,
+            json,
+            cell,
+            conc,
+            kv,
+            router,
+        }) => {
+            let filter = SetFilter {
+                cell,
+                conc,
+                kv: kv.map(Into::into),
+                router: router.map(Into::into),
+            };
+            decode_cmd(&files, json, &filter)
+        }
+        Some(Command::Stats { paths, json }) => stats_cmd(&paths, json),
+    }
+}
+
+/// A loaded and decoded data file.
+pub struct PageData {
+    pub loaded: Loaded,
+    pub page: DecodedPage,
+}
+
+/// Loads and decodes one file; errors name the file.
+pub fn load_page(path: &Path) -> Result<PageData> {
+    let loaded = data::load_file(path)?;
+    for key in &loaded.ignored {
+        eprintln!(
+            "warning: {}: ignored unknown key `{key}`",
+            path.display()
+        );
+    }
+    let page = decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
+    Ok(PageData { loaded, page })
+}
+
+/// Loads every file, reporting each failure on stderr; returns the good ones and the failure count.
+fn load_all(files: &[PathBuf]) -> (Vec<PageData>, usize) {
+    let mut pages = Vec::new();
+    let mut failed = 0;
+    for f in files {
+        match load_page(f) {
+            Ok(p) => pages.push(p),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                failed += 1;
+            }
+        }
+    }
+    (pages, failed)
+}
+
+#[derive(Debug, Default)]
+pub struct SetFilter {
+    pub cell: Option<String>,
+    pub conc: Option<u32>,
+    pub kv: Option<KvTier>,
+    pub router: Option<Router>,
+}
+
+impl SetFilter {
+    fn matches(&self, s: &CommandSet) -> bool {
+        self.cell.as_ref().is_none_or(|c| *c == s.cell_id)
+            && self.conc.is_none_or(|c| s.concs.contains(&c))
+            && self.kv.is_none_or(|k| k == s.tier)
+            && self.router.is_none_or(|r| r == s.router)
+    }
+}
+
+fn decode_cmd(files: &[PathBuf], json: bool, filter: &SetFilter) -> Result<i32> {
+    let (pages, failed) = load_all(files);
+    let mut out = std::io::stdout().lock();
+    if json {
+        let mut sets = Vec::new();
+        for p in &pages {
+            for s in p.page.command_sets().filter(|s| filter.matches(s)) {
+                sets.push(command_set_json(&p.page.model, s));
+            }
+        }
+        serde_json::to_writer_pretty(&mut out, &sets)?;
+        writeln!(out)?;
+    } else {
+        if files.len() != 1 {
+            bail!("without --json, decode prints one command set: give exactly one FILE");
+        }
+        let Some(p) = pages.first() else {
+            return Ok(1);
+        };
+        let set = select_one(&p.page, filter)?;
+        write!(out, "{}", set.copy_all_text())?;
+    }
+    Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// Picks the one command set a reader asked for; defaults to the measured tier and submitted router.
+fn select_one<'p>(page: &'p DecodedPage, filter: &SetFilter) -> Result<&'p CommandSet> {
+    let (Some(cell), Some(conc)) = (&filter.cell, filter.conc) else {
+        bail!("give --cell ID and --conc N to pick a command set (or use --json)");
+    };
+    let dep = page
+        .deployments
+        .iter()
+        .find(|d| &d.cell_id == cell)
+        .ok_or_else(|| {
+            let ids: Vec<&str> = page.deployments.iter().map(|d| d.cell_id.as_str()).collect();
+            anyhow!("no cell `{cell}` in {}; cells: {}", page.model, ids.join(", "))
+        })?;
+    let candidates: Vec<&CommandSet> = dep
+        .command_sets
+        .iter()
+        .filter(|s| s.concs.contains(&conc))
+        .collect();
+    let Some(first) = candidates.first() else {
+        let concs: Vec<String> = dep.concs.iter().map(|c| decode::concs_label(c)).collect();
+        bail!("cell `{cell}` has no point at c{conc}; points: {}", concs.join(", "));
+    };
+    let tier = filter.kv.unwrap_or(first.measured);
+    let router = filter.router.unwrap_or(dep.submitted);
+    candidates
+        .into_iter()
+        .find(|s| s.tier == tier && s.router == router)
+        .ok_or_else(|| {
+            let why = dep
+                .unavailable
+                .iter()
+                .find(|(t, _)| *t == tier)
+                .map(|(_, r)| format!(": {r}"))
+                .unwrap_or_default();
+            anyhow!("cell `{cell}` offers no `{tier}` tier on router `{router}`{why}")
+        })
+}
+
+/// The JSON shape of one command set (`decode --json`).
+pub fn command_set_json(page: &str, s: &CommandSet) -> serde_json::Value {
+    json!({
+        "page": page,
+        "cell": s.cell_id,
+        "point": s.point,
+        "concs": s.concs,
+        "kv": s.tier.id(),
+        "router": s.router.id(),
+        "status": s.status.id(),
+        "label": s.status.label(),
+        "anchor": s.anchor,
+        "titles": s.processes.iter().map(|p| p.title.as_str()).collect::<Vec<_>>(),
+        "blocks": s.processes.iter().map(|p| p.command.as_str()).collect::<Vec<_>>(),
+        "placeholders": s.placeholders.iter().map(|p| json!({"name": p.name, "description": p.description})).collect::<Vec<_>>(),
+        "notes": s.notes.iter().map(|n| json!({"id": n.id(), "text": n.text()})).collect::<Vec<_>>(),
+        "image": {"name": s.image.image, "status": s.image.status, "commit": s.image.commit},
+    })
+}
+
+fn stats_cmd(paths: &[PathBuf], json: bool) -> Result<i32> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            files.extend(data::data_files_in(p)?);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let (pages, failed) = load_all(&files);
+    let rows: Vec<stats::PageStats> = pages
+        .iter()
+        .map(|p| stats::page_stats(&p.loaded.data, &p.page))
+        .collect();
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &json!({ "pages": rows }))
+            .context("writing JSON")?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", stats::markdown_table(&rows))?;
+    }
+    Ok(if failed > 0 { 1 } else { 0 })
+}

@@ -1,0 +1,12 @@
+//! mdbook-agentx: static AgentX launch-recipe sections for mdBook books.
+//!
+//! Pipeline: [`data`] loads an AgentX data file, [`decode`] turns it into
+//! command sets, [`render`] writes Markdown, [`directive`] splices that
+//! Markdown into chapters, and [`preprocess`] speaks mdBook's protocol.
+
+pub mod cli;
+pub mod data;
+pub mod decode;
+pub mod preprocess;
+pub mod shell;
+pub mod stats;

@@ -1,0 +1,74 @@
+//! Per-page counts: lanes, deployments, points, hardware, command sets.
+
+use serde::Serialize;
+
+use crate::data::AgentxData;
+use crate::decode::DecodedPage;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageStats {
+    pub page: String,
+    /// Distinct configKeys.
+    pub lanes: usize,
+    /// Cells.
+    pub deployments: usize,
+    pub points: usize,
+    pub hardware: Vec<String>,
+    pub command_sets: usize,
+}
+
+pub fn page_stats(data: &AgentxData, page: &DecodedPage) -> PageStats {
+    PageStats {
+        page: page.model.clone(),
+        lanes: page.lane_count(),
+        deployments: page.deployments.len(),
+        points: page.point_count(),
+        hardware: page.hardware(data),
+        command_sets: page.command_set_count(),
+    }
+}
+
+/// Sums the pages; hardware is the union in first-seen order.
+pub fn total(pages: &[PageStats]) -> PageStats {
+    let mut hardware: Vec<String> = Vec::new();
+    for p in pages {
+        for h in &p.hardware {
+            if !hardware.contains(h) {
+                hardware.push(h.clone());
+            }
+        }
+    }
+    PageStats {
+        page: "Total".into(),
+        lanes: pages.iter().map(|p| p.lanes).sum(),
+        deployments: pages.iter().map(|p| p.deployments).sum(),
+        points: pages.iter().map(|p| p.points).sum(),
+        hardware,
+        command_sets: pages.iter().map(|p| p.command_sets).sum(),
+    }
+}
+
+/// A Markdown table with a total row.
+pub fn markdown_table(pages: &[PageStats]) -> String {
+    let mut out = String::from(
+        "| Page | Lanes | Deployments | Points | Hardware | Command sets |\n|---|---:|---:|---:|---|---:|\n",
+    );
+    let tot = total(pages);
+    for p in pages.iter().chain(std::iter::once(&tot)) {
+        let name = if std::ptr::eq(p, &tot) {
+            format!("**{}**", p.page)
+        } else {
+            p.page.clone()
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            name,
+            p.lanes,
+            p.deployments,
+            p.points,
+            p.hardware.join(", "),
+            p.command_sets
+        ));
+    }
+    out
+}
