@@ -162,12 +162,10 @@ pub struct PageData {
 pub fn load_page(path: &Path) -> Result<PageData> {
     let loaded = data::load_file(path)?;
     for key in &loaded.ignored {
-        eprintln!(
-            "warning: {}: ignored unknown key `{key}`",
-            path.display()
-        );
+        eprintln!("warning: {}: ignored unknown key `{key}`", path.display());
     }
-    let page = decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
+    let page =
+        decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
     Ok(PageData { loaded, page })
 }
 
@@ -239,8 +237,16 @@ fn select_one<'p>(page: &'p DecodedPage, filter: &SetFilter) -> Result<&'p Comma
         .iter()
         .find(|d| &d.cell_id == cell)
         .ok_or_else(|| {
-            let ids: Vec<&str> = page.deployments.iter().map(|d| d.cell_id.as_str()).collect();
-            anyhow!("no cell `{cell}` in {}; cells: {}", page.model, ids.join(", "))
+            let ids: Vec<&str> = page
+                .deployments
+                .iter()
+                .map(|d| d.cell_id.as_str())
+                .collect();
+            anyhow!(
+                "no cell `{cell}` in {}; cells: {}",
+                page.model,
+                ids.join(", ")
+            )
         })?;
     let candidates: Vec<&CommandSet> = dep
         .command_sets
@@ -249,7 +255,10 @@ fn select_one<'p>(page: &'p DecodedPage, filter: &SetFilter) -> Result<&'p Comma
         .collect();
     let Some(first) = candidates.first() else {
         let concs: Vec<String> = dep.concs.iter().map(|c| decode::concs_label(c)).collect();
-        bail!("cell `{cell}` has no point at c{conc}; points: {}", concs.join(", "));
+        bail!(
+            "cell `{cell}` has no point at c{conc}; points: {}",
+            concs.join(", ")
+        );
     };
     let tier = filter.kv.unwrap_or(first.measured);
     let router = filter.router.unwrap_or(dep.submitted);

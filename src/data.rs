@@ -108,7 +108,7 @@ pub struct KvMooncake {
 
 /// The two front doors a deployment can run behind. Ordered as the data's
 /// key sort orders them (`dynamo` before `sglang`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Router {
     Dynamo,
@@ -118,7 +118,7 @@ pub enum Router {
 impl Router {
     pub const ALL: [Router; 2] = [Router::Dynamo, Router::Sglang];
 
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             Router::Dynamo => "dynamo",
             Router::Sglang => "sglang",
@@ -141,7 +141,7 @@ impl fmt::Display for Router {
 }
 
 /// KV-offload tier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KvTier {
     None,
@@ -152,7 +152,7 @@ pub enum KvTier {
 impl KvTier {
     pub const ALL: [KvTier; 3] = [KvTier::None, KvTier::Hicache, KvTier::Mooncake];
 
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             KvTier::None => "none",
             KvTier::Hicache => "hicache",
@@ -174,6 +174,33 @@ impl fmt::Display for KvTier {
         f.write_str(self.id())
     }
 }
+
+/// Routers and tiers are read as plain strings (not serde enums) so that, as
+/// map keys, the error path still names them (`routers.sglang`, not `routers.?`).
+macro_rules! deserialize_by_id {
+    ($ty:ty) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                const IDS: &[&str] = &{
+                    let mut ids = [""; <$ty>::ALL.len()];
+                    let mut i = 0;
+                    while i < ids.len() {
+                        ids[i] = <$ty>::ALL[i].id();
+                        i += 1;
+                    }
+                    ids
+                };
+                let s = String::deserialize(d)?;
+                <$ty>::ALL
+                    .into_iter()
+                    .find(|v| v.id() == s)
+                    .ok_or_else(|| de::Error::unknown_variant(&s, IDS))
+            }
+        }
+    };
+}
+deserialize_by_id!(Router);
+deserialize_by_id!(KvTier);
 
 /// Review state of a submission, as the data records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
@@ -462,11 +489,7 @@ pub struct Block {
     #[serde(default, skip_serializing_if = "Env::is_empty")]
     pub env: Env,
     /// Index into the file's `envs`; replaces `env` when the block is materialized.
-    #[serde(
-        default,
-        rename = "envRef",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, rename = "envRef", skip_serializing_if = "Option::is_none")]
     pub env_ref: Option<usize>,
     #[serde(default)]
     pub args: Vec<Arg>,
@@ -484,7 +507,10 @@ pub enum EncodedBlock {
         edit: BlockEdit,
     },
     /// `{from: blockIdx, …}`: a block of this cell's submitted router.
-    From { block: usize, edit: BlockEdit },
+    From {
+        block: usize,
+        edit: BlockEdit,
+    },
 }
 
 /// How an encoded block changes its base: delete keys, set keys, then diff.
@@ -500,8 +526,8 @@ impl<'de> Deserialize<'de> for EncodedBlock {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<EncodedBlock, D::Error> {
         let mut map = Map::deserialize(d)?;
         if let Some(r) = map.remove("ref") {
-            let (cell, router, block) = from_value_at::<(usize, Router, usize)>(r, "ref")
-                .map_err(|e| {
+            let (cell, router, block) =
+                from_value_at::<(usize, Router, usize)>(r, "ref").map_err(|e| {
                     de::Error::custom(format!("{e} (expected [cellIndex, router, blockIndex])"))
                 })?;
             let edit = block_edit(map).map_err(de::Error::custom)?;
@@ -833,9 +859,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("unknown variant `vllm`"), "{e}");
-        let e = serde_json::from_str::<EncodedBlock>(r#"{"kind": "worker", "cmd": "x", "argz": []}"#)
-            .unwrap_err()
-            .to_string();
+        let e =
+            serde_json::from_str::<EncodedBlock>(r#"{"kind": "worker", "cmd": "x", "argz": []}"#)
+                .unwrap_err()
+                .to_string();
         assert!(e.contains("unknown field `argz`"), "{e}");
     }
 }

@@ -51,8 +51,12 @@ pub fn is_kv_flag(flag: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
     Verified,
-    VerifiedPr { pr: String },
-    InProgress { pr: String },
+    VerifiedPr {
+        pr: String,
+    },
+    InProgress {
+        pr: String,
+    },
     /// Router or tier differs from what was measured.
     Derived,
 }
@@ -229,10 +233,12 @@ impl Note {
                     .map(|al| format!(" of {al}"))
                     .unwrap_or_default()
             ),
-            Note::ChatTemplate => "The SemiAnalysis run used the `deepseek_v4_thinking.jinja` chat \
+            Note::ChatTemplate => {
+                "The SemiAnalysis run used the `deepseek_v4_thinking.jinja` chat \
                  template, which drops tool definitions; these commands keep SGLang's built-in \
                  DeepSeek-V4 encoding, which supports tool calling."
-                .into(),
+                    .into()
+            }
             Note::UnknownDisclosure(d) => {
                 format!("Disclosure `{d}`: see the submission for details.")
             }
@@ -247,9 +253,7 @@ impl Note {
             Note::MooncakeSegment => "`MOONCAKE_GLOBAL_SEGMENT_SIZE` is the host memory each node \
                  contributes to the Mooncake store; size it to your hosts."
                 .into(),
-            Note::IbDevices => {
-                "`$IB_DEVICES` is comma-separated, e.g. `mlx5_0,mlx5_1`.".into()
-            }
+            Note::IbDevices => "`$IB_DEVICES` is comma-separated, e.g. `mlx5_0,mlx5_1`.".into(),
             Note::Install { router, line } => match line.strip_prefix('#') {
                 Some(rest) => format!("{}: {}", router_product(*router), rest.trim()),
                 None => format!("{} install used by SA: `{line}`", router_product(*router)),
@@ -327,7 +331,7 @@ impl CommandSet {
         let mut parts = Vec::new();
         if !self.placeholders.is_empty() {
             let mut s = String::from("# Set per node before running the commands below\n");
-            s.push_str(&env_exports(&self.placeholders));
+            s.push_str(env_exports(&self.placeholders).trim_end());
             parts.push(s);
         }
         for p in &self.processes {
@@ -501,7 +505,13 @@ pub fn slug(s: &str) -> String {
 /// Anchor of one command set: cell id, concurrencies, tier, router.
 pub fn command_set_anchor(cell_id: &str, concs: &[u32], tier: KvTier, router: Router) -> String {
     let c: Vec<String> = concs.iter().map(|c| c.to_string()).collect();
-    format!("{}-c{}-{}-{}", slug(cell_id), c.join("-"), tier.id(), router.id())
+    format!(
+        "{}-c{}-{}-{}",
+        slug(cell_id),
+        c.join("-"),
+        tier.id(),
+        router.id()
+    )
 }
 
 struct Decoder<'a> {
@@ -707,7 +717,9 @@ impl<'a> Decoder<'a> {
                 let blocks = self.point_blocks(ci, pi, router)?;
                 for &tier in &available {
                     let blocks = kv_transform(data, cell, &blocks, point.kv, tier, router)
-                        .map_err(|e| anyhow!("cells[{ci}].points[{pi}] ({router}, {tier}): {e:#}"))?;
+                        .map_err(|e| {
+                            anyhow!("cells[{ci}].points[{pi}] ({router}, {tier}): {e:#}")
+                        })?;
                     let status = if router == cell.submitted && tier == point.kv {
                         Status::measured(run_status, point_pr(cell, point))
                     } else {
@@ -899,13 +911,8 @@ fn apply_edit(base: &Block, edit: &BlockEdit) -> Result<Block> {
         for (k, v) in &edit.overrides {
             map.insert(k.clone(), v.clone());
         }
-        serde_path_to_error::deserialize::<_, Block>(Value::Object(map)).map_err(|e| {
-            anyhow!(
-                "after drop/overrides: {}: {}",
-                e.path(),
-                e.inner()
-            )
-        })?
+        serde_path_to_error::deserialize::<_, Block>(Value::Object(map))
+            .map_err(|e| anyhow!("after drop/overrides: {}: {}", e.path(), e.inner()))?
     };
     if let Some(d) = &edit.diff {
         apply_diff(&mut b, d);
@@ -1164,9 +1171,10 @@ fn processes_for(
         .collect::<Result<_>>()?;
     let mut loose = Vec::new();
     for (i, key) in file_keys.iter().enumerate() {
-        let f = data.files.get(key).ok_or_else(|| {
-            anyhow!("files[{i}]: `{key}` is not in the top-level `files` map")
-        })?;
+        let f = data
+            .files
+            .get(key)
+            .ok_or_else(|| anyhow!("files[{i}]: `{key}` is not in the top-level `files` map"))?;
         let file = ConfigFile {
             name: f.name.clone(),
             content: f.content.clone(),
@@ -1261,7 +1269,10 @@ fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String
                     per.join(" · ")
                 ));
             }
-            let workers = blocks.iter().filter(|b| b.kind == BlockKind::Worker).count();
+            let workers = blocks
+                .iter()
+                .filter(|b| b.kind == BlockKind::Worker)
+                .count();
             let has_router = blocks.iter().any(|b| b.kind == BlockKind::SglangRouter);
             match router {
                 Router::Sglang if workers == 1 && n == 1 && !has_router => {
@@ -1283,9 +1294,7 @@ fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String
                 "Start once, before the workers, on $NATS_IP.".into()
             }
         }
-        BlockKind::MooncakeMaster => {
-            "Start once on $MOONCAKE_MASTER_IP before the workers.".into()
-        }
+        BlockKind::MooncakeMaster => "Start once on $MOONCAKE_MASTER_IP before the workers.".into(),
         BlockKind::MooncakeStore => {
             let nodes = b.count_nodes.unwrap_or(1);
             let ports = b
@@ -1310,9 +1319,11 @@ fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String
             };
             format!("{first} It finds the workers through etcd, so it can start before them.")
         }
-        BlockKind::Nginx => "Optional scale-out: hashes each session onto one frontend and listens \
+        BlockKind::Nginx => {
+            "Optional scale-out: hashes each session onto one frontend and listens \
              on port 8000 (nginx.conf below)."
-            .into(),
+                .into()
+        }
         BlockKind::SglangRouter => {
             "Start once after the workers; clients connect to port 8000.".into()
         }
@@ -1352,7 +1363,8 @@ pub fn collect_placeholders(text: &str, out: &mut BTreeSet<String>) {
         if b[i] == b'$' && i + 1 < b.len() && b[i + 1].is_ascii_uppercase() {
             let start = i + 1;
             let mut j = start;
-            while j < b.len() && (b[j].is_ascii_uppercase() || b[j].is_ascii_digit() || b[j] == b'_')
+            while j < b.len()
+                && (b[j].is_ascii_uppercase() || b[j].is_ascii_digit() || b[j] == b'_')
             {
                 j += 1;
             }
@@ -1396,7 +1408,10 @@ fn placeholder_key(name: &str) -> PlaceholderKey {
 }
 
 fn numbered(name: &str, prefix: &str, suffix: &str) -> Option<u32> {
-    name.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok()
+    name.strip_prefix(prefix)?
+        .strip_suffix(suffix)?
+        .parse()
+        .ok()
 }
 
 fn placeholder_description(name: &str) -> String {
@@ -1609,7 +1624,11 @@ mod tests {
         ] {
             assert!(is_kv_flag(f), "{f}");
         }
-        for f in ["--hicache", "--enable-cache-report", "--disable-radix-cache"] {
+        for f in [
+            "--hicache",
+            "--enable-cache-report",
+            "--disable-radix-cache",
+        ] {
             assert!(!is_kv_flag(f), "{f}");
         }
     }

@@ -66,7 +66,10 @@ mod tests {
     fn quoting_table() {
         let cases: &[(&str, &str)] = &[
             ("30000", "30000"),
-            ("RadixArk/Qwen3.8-Flash-Next-NVFP4", "RadixArk/Qwen3.8-Flash-Next-NVFP4"),
+            (
+                "RadixArk/Qwen3.8-Flash-Next-NVFP4",
+                "RadixArk/Qwen3.8-Flash-Next-NVFP4",
+            ),
             ("expandable_segments:True", "expandable_segments:True"),
             ("a,b+c=d@e%f", "a,b+c=d@e%f"),
             ("http://$ETCD_IP:2379", "\"http://$ETCD_IP:2379\""),
@@ -116,7 +119,10 @@ mod tests {
             "nats-server -js -sd /tmp/nats"
         );
         assert_eq!(
-            format_block(&block(BlockKind::Nginx, "nginx -c nginx.conf -g daemon off;")),
+            format_block(&block(
+                BlockKind::Nginx,
+                "nginx -c nginx.conf -g daemon off;"
+            )),
             "nginx -c nginx.conf -g 'daemon off;'"
         );
         let mut b = block(BlockKind::Nats, "nats-server -c nats.conf");
@@ -126,11 +132,17 @@ mod tests {
 
     #[test]
     fn preamble_env_args() {
-        let mut b = block(BlockKind::MooncakeStore, "python -m mooncake.mooncake_store_service");
+        let mut b = block(
+            BlockKind::MooncakeStore,
+            "python -m mooncake.mooncake_store_service",
+        );
         b.preamble = vec!["ulimit -n 1048576".into(), "ulimit -l unlimited".into()];
         b.env.insert("Z".into(), "$NODE_IP".into());
         b.env.insert("A".into(), "x y".into());
-        b.args = vec![Arg::new("--port", &["8800"]), Arg::new("--multi", &["a", "b c"])];
+        b.args = vec![
+            Arg::new("--port", &["8800"]),
+            Arg::new("--multi", &["a", "b c"]),
+        ];
         assert_eq!(
             format_block(&b),
             "ulimit -n 1048576\nulimit -l unlimited\nA='x y' \\\nZ=\"$NODE_IP\" \\\n\
