@@ -822,10 +822,11 @@ mod tests {
 
     #[test]
     fn not_agentx_is_rejected() {
-        let err = parse_str("const x = 1;", Path::new("a.js"))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("not an AgentX data file"), "{err}");
+        let err = format!(
+            "{:#}",
+            parse_str("const x = 1;", Path::new("a.js")).unwrap_err()
+        );
+        assert!(err.starts_with("a.js: not an AgentX data file"), "{err}");
     }
 
     #[test]
