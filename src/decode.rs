@@ -1250,7 +1250,8 @@ fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String
             let mut s = if k > 1 {
                 format!(
                     "Start {n} {role_word} {noun}, each spanning {k} nodes. Run on every node of a \
-                     worker with NODE_RANK=0..{}; the --dist-init-addr host is that worker's first node.",
+                     worker with `NODE_RANK=0..{}`; the `--dist-init-addr` host is that worker's \
+                     first node.",
                     k - 1
                 )
             } else if b.gpu_pinning.is_some() {
@@ -1265,7 +1266,7 @@ fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String
                     .map(|(i, g)| format!("worker {i}: {}", g.join(",")))
                     .collect();
                 s.push_str(&format!(
-                    " Workers share nodes: pin GPUs per worker with CUDA_VISIBLE_DEVICES = {}.",
+                    " Workers share nodes: pin GPUs per worker with `CUDA_VISIBLE_DEVICES` = {}.",
                     per.join(" · ")
                 ));
             }
@@ -1286,15 +1287,17 @@ fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String
             let _ = cell;
             s
         }
-        BlockKind::Etcd => "Start once, before everything else, on $ETCD_IP.".into(),
+        BlockKind::Etcd => "Start once, before everything else, on `$ETCD_IP`.".into(),
         BlockKind::Nats => {
             if b.cmd.contains("nats.conf") {
-                "Start once, before the workers, on $NATS_IP, with nats.conf (below).".into()
+                "Start once, before the workers, on `$NATS_IP`, with `nats.conf` (below).".into()
             } else {
-                "Start once, before the workers, on $NATS_IP.".into()
+                "Start once, before the workers, on `$NATS_IP`.".into()
             }
         }
-        BlockKind::MooncakeMaster => "Start once on $MOONCAKE_MASTER_IP before the workers.".into(),
+        BlockKind::MooncakeMaster => {
+            "Start once on `$MOONCAKE_MASTER_IP` before the workers.".into()
+        }
         BlockKind::MooncakeStore => {
             let nodes = b.count_nodes.unwrap_or(1);
             let ports = b
@@ -1304,7 +1307,7 @@ fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String
                 .map(|p| p.join(", "))
                 .unwrap_or_else(|| "8800".into());
             format!(
-                "Start on each of the {nodes} decode node(s), one instance per port ({ports}; change --port)."
+                "Start on each of the {nodes} decode node(s), one instance per port ({ports}; change `--port`)."
             )
         }
         BlockKind::DynamoFrontend => {
@@ -1321,7 +1324,7 @@ fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String
         }
         BlockKind::Nginx => {
             "Optional scale-out: hashes each session onto one frontend and listens \
-             on port 8000 (nginx.conf below)."
+             on port 8000 (`nginx.conf` below)."
                 .into()
         }
         BlockKind::SglangRouter => {

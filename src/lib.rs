@@ -7,6 +7,8 @@
 pub mod cli;
 pub mod data;
 pub mod decode;
+pub mod directive;
 pub mod preprocess;
+pub mod render;
 pub mod shell;
 pub mod stats;

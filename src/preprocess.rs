@@ -1,13 +1,523 @@
-//! mdBook preprocessor protocol.
+//! Expanding directives in a book: configuration, the data library, chapter
+//! expansion, and mdBook's preprocessor protocol (stdin `[context, book]`,
+//! stdout book).
 
+use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result, anyhow, bail};
+use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
+use serde::Deserialize;
 
+use crate::data::{self, Loaded};
+use crate::decode::{self, DecodedPage};
+use crate::directive::{self, Found, Occurrence};
+use crate::render::{self, SECTION_ANCHOR, SectionOptions};
+
+/// Renderers whose output is built from Markdown and so can show the section.
 pub fn supports(renderer: &str) -> bool {
     matches!(renderer, "html" | "markdown")
 }
 
-pub fn run_protocol(_input: impl Read, _output: impl Write) -> Result<()> {
-    anyhow::bail!("not yet")
+/// What to do when a directive cannot be expanded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// Stop the build with the error.
+    #[default]
+    Fail,
+    /// Keep building; leave the directive visible under a warning.
+    Warn,
+}
+
+/// `[preprocessor.agentx]` in `book.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AgentxConfig {
+    /// Directory of AgentX data files, relative to the book root.
+    #[serde(default = "default_data_dir")]
+    pub data_dir: PathBuf,
+    #[serde(default)]
+    pub on_error: OnError,
+    // mdBook's own keys for every preprocessor table; read by mdBook, not by us.
+    #[serde(default)]
+    pub command: Option<toml::Value>,
+    #[serde(default)]
+    pub renderers: Option<toml::Value>,
+    #[serde(default)]
+    pub before: Option<toml::Value>,
+    #[serde(default)]
+    pub after: Option<toml::Value>,
+    #[serde(default)]
+    pub optional: Option<toml::Value>,
+}
+
+fn default_data_dir() -> PathBuf {
+    PathBuf::from("content/agentx")
+}
+
+impl Default for AgentxConfig {
+    fn default() -> Self {
+        AgentxConfig {
+            data_dir: default_data_dir(),
+            on_error: OnError::Fail,
+            command: None,
+            renderers: None,
+            before: None,
+            after: None,
+            optional: None,
+        }
+    }
+}
+
+/// A data file loaded and decoded.
+#[derive(Debug)]
+pub struct PageEntry {
+    pub loaded: Loaded,
+    pub decoded: DecodedPage,
+}
+
+/// Every data file of the data directory, by page name, plus files named by `data=`.
+#[derive(Debug, Default)]
+pub struct Library {
+    root: PathBuf,
+    /// Page name → data file.
+    by_page: BTreeMap<String, PathBuf>,
+    entries: HashMap<PathBuf, PageEntry>,
+    /// Data files that failed to load, with their messages.
+    pub failures: Vec<String>,
+}
+
+impl Library {
+    /// Loads every data file under `data_dir` (relative to `root`).
+    pub fn load(root: &Path, data_dir: &Path) -> Result<Library> {
+        let dir = root.join(data_dir);
+        let mut lib = Library {
+            root: root.to_path_buf(),
+            ..Library::default()
+        };
+        if !dir.is_dir() {
+            bail!(
+                "data directory {} does not exist; set `data-dir` under [preprocessor.agentx] in \
+                 book.toml (relative to the book root)",
+                dir.display()
+            );
+        }
+        for path in data::data_files_in(&dir)? {
+            match load_entry(&path) {
+                Ok(entry) => {
+                    let model = entry.decoded.model.clone();
+                    if let Some(other) = lib.by_page.get(&model) {
+                        lib.failures.push(format!(
+                            "{}: page `{model}` is already defined by {}",
+                            path.display(),
+                            other.display()
+                        ));
+                        continue;
+                    }
+                    lib.by_page.insert(model, path.clone());
+                    lib.entries.insert(path, entry);
+                }
+                Err(e) => lib.failures.push(format!("{e:#}")),
+            }
+        }
+        Ok(lib)
+    }
+
+    pub fn pages(&self) -> impl Iterator<Item = (&str, &PageEntry)> {
+        self.by_page
+            .iter()
+            .map(|(name, path)| (name.as_str(), &self.entries[path]))
+    }
+
+    pub fn page(&self, name: &str) -> Option<&PageEntry> {
+        self.by_page.get(name).map(|p| &self.entries[p])
+    }
+
+    /// The data file a directive names with `data=`, loaded on first use.
+    fn by_file(&mut self, rel: &str) -> Result<&PageEntry> {
+        let path = self.root.join(rel);
+        if !self.entries.contains_key(&path) {
+            let entry = load_entry(&path)?;
+            self.entries.insert(path.clone(), entry);
+        }
+        Ok(&self.entries[&path])
+    }
+
+    /// The message for an unknown page: the known pages, the closest one, broken files.
+    fn unknown_page(&self, name: &str) -> String {
+        let known: Vec<&str> = self.by_page.keys().map(String::as_str).collect();
+        let mut msg = format!("unknown page `{name}`");
+        if let Some(best) = closest(name, &known) {
+            msg.push_str(&format!("; did you mean `{best}`?"));
+        }
+        if known.is_empty() {
+            msg.push_str(". No data file loaded");
+        } else {
+            msg.push_str(&format!(" Known pages: {}", known.join(", ")));
+        }
+        if !self.failures.is_empty() {
+            msg.push_str(&format!(
+                ". {} data file(s) failed to load: {}",
+                self.failures.len(),
+                self.failures.join("; ")
+            ));
+        }
+        msg
+    }
+}
+
+fn load_entry(path: &Path) -> Result<PageEntry> {
+    let loaded = data::load_file(path)?;
+    for key in &loaded.ignored {
+        eprintln!("warning: {}: ignored unknown key `{key}`", path.display());
+    }
+    let decoded =
+        decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
+    Ok(PageEntry { loaded, decoded })
+}
+
+/// The known name closest to `name` by edit distance, if it is close enough to be a typo.
+pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    known
+        .iter()
+        .map(|k| (edit_distance(&lower, &k.to_lowercase()), *k))
+        .filter(|(d, k)| *d <= (k.chars().count() / 3).max(2))
+        .min()
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// A chapter after expansion.
+#[derive(Debug, Clone, Default)]
+pub struct Expanded {
+    pub content: String,
+    /// Deployment chapters to add below this chapter: (path relative to the
+    /// book's source dir, sidebar name, Markdown).
+    pub subchapters: Vec<(PathBuf, String, String)>,
+    /// Problems left visible in the page (`on-error = "warn"`).
+    pub warnings: Vec<String>,
+}
+
+/// Expands every directive of one chapter.
+///
+/// `chapter_path` is the chapter's path relative to the source dir (for links
+/// and sub-chapter paths); `display` names it in messages (e.g. `content/intro.md`).
+pub fn expand_chapter(
+    content: &str,
+    chapter_path: &Path,
+    display: &str,
+    lib: &mut Library,
+    on_error: OnError,
+) -> Result<Expanded> {
+    let occurrences = directive::find(content);
+    if occurrences.is_empty() {
+        return Ok(Expanded {
+            content: content.to_string(),
+            ..Expanded::default()
+        });
+    }
+    let chapter_file = chapter_path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = chapter_path
+        .file_stem()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let chapter_dir = chapter_path.parent().unwrap_or(Path::new(""));
+    let mut out = Expanded::default();
+    let mut replacements: Vec<(Occurrence, String)> = Vec::new();
+    let mut used_anchors: Vec<String> = Vec::new();
+    for occ in occurrences {
+        let at = format!("{display}:{}:{}", occ.position.line, occ.position.column);
+        let d = match &occ.found {
+            Found::Escaped => {
+                let lit = directive::literal_text(occ.source(content));
+                replacements.push((occ, lit));
+                continue;
+            }
+            Found::Directive(Ok(d)) => d.clone(),
+            Found::Directive(Err(msg)) => {
+                let msg = format!("{at}: {msg}");
+                fail_or_warn(on_error, &msg, &occ, content, &mut replacements, &mut out)?;
+                continue;
+            }
+        };
+        let result = expand_one(
+            &d,
+            lib,
+            &stem,
+            &chapter_file,
+            chapter_dir,
+            &mut used_anchors,
+        );
+        match result {
+            Ok((markdown, subs)) => {
+                replacements.push((occ, markdown));
+                for s in subs {
+                    if !out.subchapters.iter().any(|(p, _, _)| *p == s.0) {
+                        out.subchapters.push(s);
+                    }
+                }
+            }
+            Err(e) => {
+                let msg = format!("{at}: {e:#}");
+                fail_or_warn(on_error, &msg, &occ, content, &mut replacements, &mut out)?;
+            }
+        }
+    }
+    out.content = directive::splice(content, &replacements);
+    Ok(out)
+}
+
+fn fail_or_warn(
+    on_error: OnError,
+    msg: &str,
+    occ: &Occurrence,
+    content: &str,
+    replacements: &mut Vec<(Occurrence, String)>,
+    out: &mut Expanded,
+) -> Result<()> {
+    match on_error {
+        OnError::Fail => Err(anyhow!("{msg}")),
+        OnError::Warn => {
+            eprintln!("warning: {msg}");
+            let source = occ.source(content);
+            let shown = source.replace('`', "'");
+            replacements.push((
+                occ.clone(),
+                format!(
+                    "> [!WARNING]\n> mdbook-agentx could not expand this directive: {}\n>\n> `{shown}`\n",
+                    msg.replace('\n', " ")
+                ),
+            ));
+            out.warnings.push(msg.to_string());
+            Ok(())
+        }
+    }
+}
+
+type SubChapters = Vec<(PathBuf, String, String)>;
+
+fn expand_one(
+    d: &directive::Directive,
+    lib: &mut Library,
+    stem: &str,
+    chapter_file: &str,
+    chapter_dir: &Path,
+    used_anchors: &mut Vec<String>,
+) -> Result<(String, SubChapters)> {
+    let entry = match (&d.data, &d.page) {
+        (Some(file), page) => {
+            let e = lib.by_file(file)?;
+            if let Some(p) = page
+                && *p != e.decoded.model
+            {
+                bail!(
+                    "page=\"{p}\" does not match data=\"{file}\", whose model is `{}`",
+                    e.decoded.model
+                );
+            }
+            e
+        }
+        (None, Some(page)) => match lib.page(page) {
+            Some(e) => e,
+            None => bail!("{}", lib.unknown_page(page)),
+        },
+        (None, None) => unreachable!("the parser requires page or data"),
+    };
+    let page = &entry.decoded;
+    let deployments: Vec<&decode::Deployment> = match &d.hardware {
+        None => page.deployments.iter().collect(),
+        Some(hw) => {
+            let known = page.hardware(&entry.loaded.data);
+            for h in hw {
+                if !known.contains(h) {
+                    bail!(
+                        "hardware `{h}` has no deployment on page `{}`; it has: {}",
+                        page.model,
+                        known.join(", ")
+                    );
+                }
+            }
+            page.deployments
+                .iter()
+                .filter(|dep| hw.contains(&dep.hw))
+                .collect()
+        }
+    };
+    let anchor = if used_anchors.is_empty() {
+        SECTION_ANCHOR.to_string()
+    } else {
+        let mut a = format!("{SECTION_ANCHOR}-{}", decode::slug(&page.model));
+        let mut n = 2;
+        while used_anchors.contains(&a) {
+            a = format!("{SECTION_ANCHOR}-{}-{n}", decode::slug(&page.model));
+            n += 1;
+        }
+        a
+    };
+    used_anchors.push(anchor.clone());
+    let opts = SectionOptions {
+        heading_level: d.level.unwrap_or(2),
+        anchor,
+        subchapter_dir: stem.to_string(),
+        chapter_file: chapter_file.to_string(),
+    };
+    let section = render::render_section(&entry.loaded.data, page, &deployments, &opts);
+    let subs = section
+        .subchapters
+        .into_iter()
+        .map(|s| (chapter_dir.join(&s.rel_path), s.name, s.markdown))
+        .collect();
+    Ok((section.markdown, subs))
+}
+
+/// Reads `[preprocessor.agentx]` from mdBook's config.
+pub fn config_from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> Result<AgentxConfig> {
+    Ok(cfg
+        .get::<AgentxConfig>("preprocessor.agentx")
+        .context("invalid [preprocessor.agentx] in book.toml")?
+        .unwrap_or_default())
+}
+
+/// Expands directives in every chapter of an mdBook book, adding deployment chapters.
+pub fn expand_book(
+    book: &mut Book,
+    root: &Path,
+    src_dir: &Path,
+    cfg: &AgentxConfig,
+) -> Result<Vec<String>> {
+    let mut lib: Option<Library> = None;
+    let mut warnings = Vec::new();
+    let mut items = std::mem::take(&mut book.items);
+    expand_items(&mut items, root, src_dir, cfg, &mut lib, &mut warnings)?;
+    book.items = items;
+    Ok(warnings)
+}
+
+fn expand_items(
+    items: &mut [BookItem],
+    root: &Path,
+    src_dir: &Path,
+    cfg: &AgentxConfig,
+    lib: &mut Option<Library>,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    for item in items.iter_mut() {
+        let BookItem::Chapter(ch) = item else {
+            continue;
+        };
+        if let Some(path) = ch.path.clone()
+            && !directive::find(&ch.content).is_empty()
+        {
+            if lib.is_none() {
+                *lib = Some(Library::load(root, &cfg.data_dir)?);
+            }
+            let library = lib.as_mut().expect("loaded above");
+            let source = ch.source_path.clone().unwrap_or_else(|| path.clone());
+            let display = src_dir.join(&source).display().to_string();
+            let expanded = expand_chapter(&ch.content, &path, &display, library, cfg.on_error)?;
+            ch.content = expanded.content;
+            warnings.extend(expanded.warnings);
+            let mut parent_names = ch.parent_names.clone();
+            parent_names.push(ch.name.clone());
+            let base_len = ch.sub_items.len() as u32;
+            for (i, (sub_path, name, markdown)) in expanded.subchapters.into_iter().enumerate() {
+                let number = ch.number.as_ref().map(|n| {
+                    let mut v: Vec<u32> = n.to_vec();
+                    v.push(base_len + i as u32 + 1);
+                    SectionNumber::new(v)
+                });
+                ch.sub_items.push(BookItem::Chapter(Chapter {
+                    name,
+                    content: markdown,
+                    number,
+                    sub_items: Vec::new(),
+                    path: Some(sub_path),
+                    source_path: None,
+                    parent_names: parent_names.clone(),
+                }));
+            }
+        }
+        expand_items(&mut ch.sub_items, root, src_dir, cfg, lib, warnings)?;
+    }
+    Ok(())
+}
+
+/// The mdBook protocol: `[context, book]` on `input`, the book on `output`.
+/// Nothing but the book JSON is written to `output`; messages go to stderr.
+pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<()> {
+    let mut text = String::new();
+    input
+        .read_to_string(&mut text)
+        .context("reading [context, book] from stdin")?;
+    // Look at the version before the typed parse: a format change would make
+    // that parse fail with a message that does not say why.
+    let raw: serde_json::Value = serde_json::from_str(&text).context(
+        "stdin is not JSON; run without arguments only as an mdBook preprocessor \
+         (see `mdbook-agentx --help` for the other commands)",
+    )?;
+    let version = raw
+        .get(0)
+        .and_then(|c| c.get("mdbook_version"))
+        .and_then(|v| v.as_str())
+        .unwrap_or("unknown");
+    if !version.starts_with("0.5.") {
+        bail!(
+            "mdbook-agentx supports mdBook 0.5.x, but was called by mdBook {version}; install \
+             mdBook 0.5 (`cargo install mdbook --version '^0.5' --locked`)"
+        );
+    }
+    let (ctx, mut book) = mdbook_preprocessor::parse_input(text.as_bytes())
+        .context("cannot parse mdBook's [context, book] input")?;
+    let cfg = config_from_mdbook(&ctx.config)?;
+    let src = ctx.config.book.src.clone();
+    let warnings = expand_book(&mut book, &ctx.root, &src, &cfg)?;
+    if !warnings.is_empty() {
+        eprintln!(
+            "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",
+            warnings.len()
+        );
+    }
+    serde_json::to_writer(&mut output, &book).context("writing the book to stdout")?;
+    output.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_page() {
+        let known = ["DeepSeek-V4", "DeepSeek-V4.1", "Qwen3.5", "Muse Spark Open"];
+        assert_eq!(closest("DeepSeek-V4.2", &known), Some("DeepSeek-V4.1"));
+        assert_eq!(closest("deepseek-v4", &known), Some("DeepSeek-V4"));
+        assert_eq!(closest("Muse-Spark-Open", &known), Some("Muse Spark Open"));
+        assert_eq!(closest("Llama", &known), None);
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("ä", "a"), 1);
+    }
 }

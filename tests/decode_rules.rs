@@ -547,7 +547,7 @@ fn placeholders_and_placement() {
     assert!(
         decode
             .placement
-            .contains("CUDA_VISIBLE_DEVICES = worker 0: 0,1 · worker 1: 2,3")
+            .contains("`CUDA_VISIBLE_DEVICES` = worker 0: 0,1 · worker 1: 2,3")
     );
     let nats = s
         .processes

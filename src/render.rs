@@ -1,0 +1,511 @@
+//! Markdown for a decoded page: the section a directive expands to (intro,
+//! bullets, lane table) and one sub-chapter per deployment holding every
+//! command set of that deployment.
+//!
+//! Why sub-chapters: a large real page has over a thousand command sets; one
+//! HTML page holding all of them would be megabytes. The model page keeps the
+//! overview and links every measured launch; each deployment page holds at
+//! most points × tiers × routers command sets.
+//!
+//! Output is plain CommonMark + GFM (tables, `{#id}` heading attributes, GFM
+//! alerts), readable without JavaScript, and deterministic.
+
+use std::fmt::Write as _;
+
+use crate::data::{AgentxData, ImageStatus, KvTier, Router};
+use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, Provenance, Status};
+
+/// Anchor of the section heading on the model page.
+pub const SECTION_ANCHOR: &str = "agentic-long-context-deployment";
+pub const SECTION_TITLE: &str = "Agentic Long-Context Deployment";
+
+/// Where the section goes and how it links to its sub-chapters.
+#[derive(Debug, Clone)]
+pub struct SectionOptions {
+    /// Heading level of the section (1–5); its sub-headings are one deeper.
+    pub heading_level: u8,
+    /// Anchor of the section heading (unique on the page).
+    pub anchor: String,
+    /// Directory of the deployment chapters, relative to the model chapter's directory.
+    pub subchapter_dir: String,
+    /// File name of the model chapter, for the link back (`deepseek-v4.1.md`).
+    pub chapter_file: String,
+}
+
+/// One generated deployment chapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubChapter {
+    /// Path relative to the model chapter's directory.
+    pub rel_path: String,
+    /// Sidebar title.
+    pub name: String,
+    pub markdown: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct RenderedSection {
+    pub markdown: String,
+    pub subchapters: Vec<SubChapter>,
+}
+
+/// Renders the section and the deployment chapters for the given deployments
+/// (already filtered by hardware).
+pub fn render_section(
+    data: &AgentxData,
+    page: &DecodedPage,
+    deployments: &[&Deployment],
+    opts: &SectionOptions,
+) -> RenderedSection {
+    let h = |extra: u8| "#".repeat((opts.heading_level + extra).min(6) as usize);
+    let mut md = String::new();
+    let _ = writeln!(md, "{} {SECTION_TITLE} {{#{}}}\n", h(0), opts.anchor);
+    md.push_str(
+        "> [!WARNING]\n> These launch commands are mirrored from SemiAnalysis InferenceX AgentX \
+         submissions. They have not been verified by the maintainers of these docs: check flags \
+         against the image you run.\n\n",
+    );
+    let _ = writeln!(
+        md,
+        "AgentX replays multi-turn agentic-coding traces whose long, reusable prefixes reward \
+         KV-cache reuse and host offload. The table lists every deployment of {} that was \
+         submitted to AgentX. Each deployment links to a page with every launch as raw commands, \
+         one block per process in launch order, for each concurrency point, KV-offload tier and \
+         router. Launches that were measured link to the run that measured them; the others say \
+         what they were derived from.\n",
+        page.model
+    );
+    md.push_str(&bullets(data, deployments));
+    let _ = writeln!(md, "{} Deployments\n", h(1));
+    md.push_str(
+        "Ordered as submitted. The concurrency links open the measured launch of each point.\n\n",
+    );
+    md.push_str(&lane_table(deployments, opts));
+    let subchapters = deployments
+        .iter()
+        .map(|d| SubChapter {
+            rel_path: subchapter_path(opts, d),
+            name: deployment_title(d),
+            markdown: deployment_chapter(page, d, opts),
+        })
+        .collect();
+    RenderedSection {
+        markdown: md,
+        subchapters,
+    }
+}
+
+fn subchapter_path(opts: &SectionOptions, d: &Deployment) -> String {
+    format!("{}/{}.md", opts.subchapter_dir, d.anchor)
+}
+
+/// `GB300 · Agg TP2·EP2 · DSpark 5`
+pub fn deployment_title(d: &Deployment) -> String {
+    match &d.detail {
+        Some(detail) => format!("{} · {} · {}", d.hw_label, d.label, detail),
+        None => format!("{} · {}", d.hw_label, d.label),
+    }
+}
+
+fn bullets(data: &AgentxData, deployments: &[&Deployment]) -> String {
+    let mut out = String::new();
+    out.push_str(
+        "- **Router.** Each deployment was submitted behind one front door: Dynamo \
+         (`dynamo.frontend` with `dynamo.sglang` workers) or SGLang (`sglang.launch_server`, \
+         behind `sglang_router` when there are several workers or DP-attention ranks). The other \
+         router is derived by re-rendering the recipe and is marked \"Derived — not run\".\n",
+    );
+    let mut hicache_donors: Vec<String> = Vec::new();
+    for d in deployments {
+        let cell = &data.cells[d.cell];
+        if let Some(hc) = &cell.kv.hicache {
+            let hw = data
+                .hardware
+                .iter()
+                .find(|h| h.id == hc.donor_hardware)
+                .map(|h| h.label.clone())
+                .unwrap_or_else(|| hc.donor_hardware.to_uppercase());
+            let s = format!("`{}` ({hw})", hc.donor);
+            if !hicache_donors.contains(&s) {
+                hicache_donors.push(s);
+            }
+        }
+    }
+    let _ = write!(
+        out,
+        "- **KV offload.** Each point was measured with one tier: none, HiCache (host DRAM) or a \
+         Mooncake store through the external linker. The other tiers are derived by swapping only \
+         the KV settings, on the workers that hold the prefix cache."
+    );
+    if !hicache_donors.is_empty() {
+        let _ = write!(
+            out,
+            " HiCache settings come from a verified launch of this model: {}.",
+            hicache_donors.join(", ")
+        );
+    }
+    let any_mooncake = deployments
+        .iter()
+        .any(|d| d.available.contains(&KvTier::Mooncake));
+    if let (true, Some(km)) = (any_mooncake, &data.kv_mooncake) {
+        let hw = data
+            .hardware
+            .iter()
+            .find(|h| h.id == km.donor_hardware)
+            .map(|h| h.label.clone())
+            .unwrap_or_else(|| km.donor_hardware.to_uppercase());
+        let _ = write!(
+            out,
+            " Mooncake settings come from the verified `{}` launch ({hw}).",
+            km.donor
+        );
+    }
+    out.push_str(
+        " Mooncake needs an image whose SGLang build includes \
+         `--enable-unified-cache-external-linker`; tiers an image cannot run are listed with the \
+         reason.\n",
+    );
+    out.push_str(
+        "- **What changed from the submission.** The benchmark harness, SemiAnalysis cluster \
+         paths and caches, telemetry switches and the synthetic speculative-decoding acceptance \
+         that InferenceX injects are removed. IPs, ports and NIC names become placeholders, listed \
+         under **Env Vars** with each launch. Everything else is mirrored as submitted.\n",
+    );
+    out.push_str(
+        "- **Container image.** Run the commands inside the image listed for each deployment. \
+         Several are nightlies, so flag names follow that image.\n\n",
+    );
+    out
+}
+
+/// Escapes text for a table cell.
+fn cell_text(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn lane_table(deployments: &[&Deployment], opts: &SectionOptions) -> String {
+    let mut t = String::from(
+        "| Hardware | Checkpoint | Deployment | Detail | GPUs | Concurrency | Measured KV | Router | Status | Provenance | Image |\n\
+         |---|---|---|---|--:|---|---|---|---|---|---|\n",
+    );
+    for d in deployments {
+        let path = subchapter_path(opts, d);
+        let concs: Vec<String> = d
+            .command_sets
+            .iter()
+            .filter(|s| s.status != Status::Derived)
+            .map(|s| format!("[{}]({path}#{})", s.concs_label(), s.anchor))
+            .collect();
+        let measured: Vec<&str> = d.measured.iter().map(|t| t.label()).collect();
+        let _ = writeln!(
+            t,
+            "| {} | {} | [{}]({path}) | {} | {} | {} | {} | {} | {} | {} | {} |",
+            cell_text(&d.hw_label),
+            cell_text(&d.ckpt_label),
+            cell_text(&d.label),
+            cell_text(d.detail.as_deref().unwrap_or("—")),
+            d.gpus,
+            concs.join(" · "),
+            measured.join(", "),
+            d.submitted.label(),
+            d.status.label(),
+            cell_text(&provenance_links(&d.provenance, true)),
+            cell_text(&image_short(d)),
+        );
+    }
+    t.push('\n');
+    t
+}
+
+/// `[run](…) · [PR #N](…) · [recipe @ abc1234](…)`
+fn provenance_links(p: &Provenance, with_recipe: bool) -> String {
+    let mut parts = Vec::new();
+    if let Some(u) = &p.run_url {
+        parts.push(format!("[SA sweep run]({u})"));
+    }
+    match (&p.pr, &p.pr_url) {
+        (Some(pr), Some(u)) => parts.push(format!("[InferenceX PR #{pr}]({u})")),
+        (Some(pr), None) => parts.push(format!("InferenceX PR #{pr}")),
+        _ => {}
+    }
+    if let Some(u) = &p.comment_url {
+        parts.push(format!("[sign-off]({u})"));
+    }
+    if with_recipe && let Some(u) = &p.recipe_url {
+        match &p.sha {
+            Some(sha) => parts.push(format!("[recipe @ {}]({u})", short_sha(sha))),
+            None => parts.push(format!("[recipe]({u})")),
+        }
+    }
+    if parts.is_empty() {
+        "—".into()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+fn short_sha(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
+}
+
+fn commit_link(commit: &str) -> String {
+    format!("[`{commit}`](https://github.com/sgl-project/sglang/commit/{commit})")
+}
+
+fn image_short(d: &Deployment) -> String {
+    let img = format!("`{}`", d.image.image);
+    match d.image.status {
+        ImageStatus::Ok => img,
+        ImageStatus::Pruned => match &d.image.commit {
+            Some(c) => format!("{img} ⚠️ tag removed; built from {}", commit_link(c)),
+            None => format!("{img} ⚠️ tag removed"),
+        },
+        ImageStatus::DigestOnly => format!("{img} ⚠️ pull by digest"),
+    }
+}
+
+fn image_warning(d: &Deployment) -> Option<String> {
+    match d.image.status {
+        ImageStatus::Ok => None,
+        ImageStatus::Pruned => Some(match &d.image.commit {
+            Some(c) => format!(
+                "> [!WARNING]\n> ⚠️ This nightly tag has since been removed from Docker Hub. It \
+                 was built from SGLang commit {}; use an image or source build at or after that \
+                 commit.\n\n",
+                commit_link(c)
+            ),
+            None => "> [!WARNING]\n> ⚠️ This nightly tag has since been removed from Docker Hub; \
+                     use an image or source build of the same SGLang version.\n\n"
+                .into(),
+        }),
+        ImageStatus::DigestOnly => Some(
+            "> [!WARNING]\n> The tag has been removed from Docker Hub; pull the image by its \
+             digest (the `@sha256:...` part).\n\n"
+                .into(),
+        ),
+    }
+}
+
+/// Routers in the order a reader meets them: the submitted one first.
+fn router_order(d: &Deployment) -> Vec<Router> {
+    let mut rs: Vec<Router> = Vec::new();
+    for s in &d.command_sets {
+        if !rs.contains(&s.router) {
+            rs.push(s.router);
+        }
+    }
+    rs.sort_by_key(|r| (*r != d.submitted, *r));
+    rs
+}
+
+/// The deployment chapter: facts, tier availability, a combination index, then every command set.
+fn deployment_chapter(page: &DecodedPage, d: &Deployment, opts: &SectionOptions) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# {} {{#{}}}\n", deployment_title(d), d.anchor);
+    let _ = writeln!(
+        md,
+        "[← {}: {SECTION_TITLE}](../{}#{})\n",
+        page.model, opts.chapter_file, opts.anchor
+    );
+    md.push_str(
+        "> [!WARNING]\n> Mirrored from a SemiAnalysis InferenceX AgentX submission; not verified \
+         by the maintainers of these docs.\n\n",
+    );
+    md.push_str("| | |\n|---|---|\n");
+    let rows: Vec<(&str, String)> = vec![
+        ("Hardware", d.hw_label.clone()),
+        ("Checkpoint", d.ckpt_label.clone()),
+        ("Deployment", d.label.clone()),
+        ("Detail", d.detail.clone().unwrap_or_else(|| "—".into())),
+        ("GPUs", d.gpus.to_string()),
+        ("Config", format!("`{}`", d.config_key)),
+        ("Cell", format!("`{}`", d.cell_id)),
+        ("Submitted router", d.submitted.label().to_string()),
+        ("Status", d.status.label()),
+        ("Provenance", provenance_links(&d.provenance, true)),
+        ("Image", format!("`{}`", d.image.image)),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(md, "| {k} | {} |", cell_text(&v));
+    }
+    md.push('\n');
+    if let Some(w) = image_warning(d) {
+        md.push_str(&w);
+    }
+    md.push_str("**KV offload tiers.**\n\n");
+    for t in KvTier::ALL {
+        if d.available.contains(&t) {
+            let how = if d.measured.contains(&t) {
+                "measured ✓"
+            } else {
+                "derived"
+            };
+            let _ = writeln!(md, "- {}: {how}", t.label());
+        } else if let Some((_, why)) = d.unavailable.iter().find(|(u, _)| *u == t) {
+            let _ = writeln!(md, "- {}: not available for this image ({why})", t.label());
+        }
+    }
+    md.push('\n');
+    let routers = router_order(d);
+    md.push_str("## Combinations\n\n");
+    md.push_str(
+        "Every launch of this deployment. ✓ is as measured, ◐ as submitted and still under \
+         review; the others are derived and were not run.\n\n",
+    );
+    let mut header = String::from("| Concurrency |");
+    let mut rule = String::from("|---|");
+    for r in &routers {
+        for t in &d.available {
+            let _ = write!(header, " {} · {} |", r.label(), t.label());
+            rule.push_str("---|");
+        }
+    }
+    let _ = writeln!(md, "{header}\n{rule}");
+    let points = d.concs.len();
+    for pi in 0..points {
+        let sets: Vec<&CommandSet> = d.command_sets.iter().filter(|s| s.point == pi).collect();
+        let Some(first) = sets.first() else { continue };
+        let _ = write!(md, "| {} |", first.concs_label());
+        for r in &routers {
+            for t in &d.available {
+                match sets.iter().find(|s| s.router == *r && s.tier == *t) {
+                    Some(s) => {
+                        let _ = write!(md, " [{}](#{}) |", status_mark(&s.status), s.anchor);
+                    }
+                    None => md.push_str(" — |"),
+                }
+            }
+        }
+        md.push('\n');
+    }
+    md.push('\n');
+    for pi in 0..points {
+        let mut sets: Vec<&CommandSet> = d.command_sets.iter().filter(|s| s.point == pi).collect();
+        let Some(first) = sets.first() else { continue };
+        let _ = writeln!(md, "## {}\n", first.concs_label());
+        sets.sort_by_key(|s| {
+            (
+                s.status == Status::Derived,
+                s.router != d.submitted,
+                s.router,
+                s.tier,
+            )
+        });
+        for s in sets {
+            md.push_str(&command_set_markdown(s));
+        }
+    }
+    md
+}
+
+fn status_mark(s: &Status) -> &'static str {
+    match s {
+        Status::Verified | Status::VerifiedPr { .. } => "✓ measured",
+        Status::InProgress { .. } => "◐ in progress",
+        Status::Derived => "derived",
+    }
+}
+
+/// One command set: heading with its anchor, status, notes, env vars, process blocks.
+pub fn command_set_markdown(s: &CommandSet) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "### {} · {} · {} {{#{}}}\n",
+        s.concs_label(),
+        s.router.label(),
+        s.tier.label(),
+        s.anchor
+    );
+    let mut meta = format!("**{}**", s.status.label());
+    if s.status != Status::Derived {
+        let p = &s.provenance;
+        let mut parts = Vec::new();
+        if let Some(u) = &p.run_url {
+            parts.push(format!("[SA sweep run]({u})"));
+        }
+        if let (Some(pr), Some(u)) = (&p.pr, &p.pr_url) {
+            parts.push(format!("[InferenceX PR #{pr}]({u})"));
+        }
+        if let Some(u) = &p.job_url {
+            parts.push(format!("[job log]({u})"));
+        }
+        if let Some(date) = &p.date {
+            parts.push(format!("dashboard date {date}"));
+        }
+        if let Some(u) = &p.recipe_url {
+            parts.push(format!("[recipe]({u})"));
+        }
+        if let Some(o) = &p.override_name {
+            parts.push(format!("override `{o}`"));
+        }
+        if !parts.is_empty() {
+            meta.push_str(" — ");
+            meta.push_str(&parts.join(" · "));
+        }
+    }
+    let _ = writeln!(md, "{meta}\n");
+    for n in &s.notes {
+        let _ = writeln!(md, "- {}", n.text());
+    }
+    if !s.notes.is_empty() {
+        md.push('\n');
+    }
+    if !s.placeholders.is_empty() {
+        md.push_str("**Env Vars — set first**\n\n```bash\n");
+        md.push_str(&crate::decode::env_exports(&s.placeholders));
+        md.push_str("```\n\n");
+    }
+    for (i, p) in s.processes.iter().enumerate() {
+        let _ = writeln!(md, "**{} · {}** — {}\n", i + 1, p.long_title, p.placement);
+        md.push_str(&fenced("bash", &p.command));
+        for f in &p.files {
+            md.push_str(&config_file_markdown(f));
+        }
+    }
+    for f in &s.loose_files {
+        md.push_str(&config_file_markdown(f));
+    }
+    md
+}
+
+fn config_file_markdown(f: &ConfigFile) -> String {
+    let lang = match f.name.rsplit_once('.').map(|(_, e)| e) {
+        Some("json") => "json",
+        Some("yaml" | "yml") => "yaml",
+        Some("toml") => "toml",
+        _ => "text",
+    };
+    format!("`{}`\n\n{}", f.name, fenced(lang, f.content.trim_end()))
+}
+
+/// A fenced block whose fence is longer than any backtick run inside.
+fn fenced(lang: &str, body: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{lang}\n{body}\n{fence}\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fence_outgrows_backticks() {
+        assert_eq!(fenced("bash", "echo"), "```bash\necho\n```\n\n");
+        assert_eq!(fenced("text", "a ```` b"), "`````text\na ```` b\n`````\n\n");
+    }
+
+    #[test]
+    fn table_cells_escape_pipes() {
+        assert_eq!(cell_text("a|b"), "a\\|b");
+    }
+}
