@@ -158,9 +158,20 @@ pub fn find(chapter: &str) -> Vec<Occurrence> {
                 .count();
             let escaped = backslashes % 2 == 1;
             let occ_start = if escaped { start - 1 } else { start };
+            let line_of_start_end = chapter[start..]
+                .find('\n')
+                .map_or(chapter.len(), |i| start + i);
             let (end, parsed) = match parse(&chapter[start..para.end]) {
                 Ok((d, len)) => (start + len, Ok(d)),
-                Err((msg, len)) => (start + len.max(OPEN.len()), Err(msg)),
+                // A broken directive covers the rest of its line (up to `>>` when
+                // there is one), so `on-error = "warn"` shows all of it.
+                Err((msg, _)) => {
+                    let rest = &chapter[start..line_of_start_end];
+                    let end = rest
+                        .find(CLOSE)
+                        .map_or(line_of_start_end, |i| start + i + CLOSE.len());
+                    (end.max(start + OPEN.len()), Err(msg))
+                }
             };
             from = from.max(end);
             let line_start = chapter[..occ_start].rfind('\n').map_or(0, |i| i + 1);
@@ -181,7 +192,7 @@ pub fn find(chapter: &str) -> Vec<Occurrence> {
             };
             let found = if escaped {
                 Found::Escaped
-            } else if !own_line_before || !after.trim().is_empty() {
+            } else if !own_line_before || (parsed.is_ok() && !after.trim().is_empty()) {
                 Found::Directive(Err(
                     "a directive must stand on its own line; move it to a line of its own (or \
                      write `\\<<agentx …>>` to show it literally)"

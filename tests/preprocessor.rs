@@ -1,0 +1,347 @@
+//! The mdBook side: `supports`, the stdin/stdout protocol with a hand-written
+//! `[context, book]`, chapter expansion and its error messages.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use mdbook_agentx::preprocess::{Library, OnError, expand_chapter};
+use mdbook_preprocessor::book::{Book, BookItem};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
+}
+
+fn run_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn supports_renderers() {
+    for (renderer, code) in [("html", 0), ("markdown", 0), ("latex", 1), ("epub", 1)] {
+        let status = bin().args(["supports", renderer]).status().unwrap();
+        assert_eq!(status.code(), Some(code), "supports {renderer}");
+    }
+}
+
+fn protocol_input() -> (String, String, String) {
+    let book = common::fixture("books/mini");
+    let mini = common::read(&book.join("src/mini.md"));
+    let plain = common::read(&book.join("src/plain.md"));
+    let json_str = |s: &str| {
+        let q = serde_json::to_string(s).unwrap();
+        q[1..q.len() - 1].to_string()
+    };
+    let input = common::read(&common::fixture("protocol/input.json"))
+        .replace("__ROOT__", &json_str(&book.to_string_lossy()))
+        .replace("__MINI__", &json_str(&mini))
+        .replace("__PLAIN__", &json_str(&plain));
+    (input, mini, plain)
+}
+
+#[test]
+fn protocol_round_trip() {
+    let (input, _mini, plain) = protocol_input();
+    let (code, stdout, stderr) = run_with_stdin(&[], &input);
+    assert_eq!(code, 0, "stderr: {stderr}");
+    // Nothing but the book JSON on stdout.
+    let book: Book = serde_json::from_str(&stdout).expect("stdout is exactly one Book");
+    assert_eq!(book.items.len(), 4);
+    assert!(matches!(book.items[1], BookItem::Separator));
+    assert!(matches!(&book.items[2], BookItem::PartTitle(t) if t == "Appendix"));
+    let BookItem::Chapter(mini_ch) = &book.items[0] else {
+        panic!("first item")
+    };
+    let BookItem::Chapter(plain_ch) = &book.items[3] else {
+        panic!("last item")
+    };
+    assert_eq!(
+        plain_ch.content, plain,
+        "a chapter without directives is untouched"
+    );
+    let c = &mini_ch.content;
+    assert!(c.contains("## Agentic Long-Context Deployment {#agentic-long-context-deployment}"));
+    assert!(c.contains("`<<agentx page=\"Mini-Test\">>` in inline code"));
+    assert!(c.contains("```markdown\n<<agentx page=\"Mini-Test\">>\n```"));
+    assert!(c.contains("Escaped: \\<\\<agentx page=\"Mini-Test\">> stays literal."));
+    // hardware="h200" keeps the two H200 deployments, each a numbered sub-chapter.
+    let subs: Vec<(&str, String, Option<String>)> = mini_ch
+        .sub_items
+        .iter()
+        .map(|i| match i {
+            BookItem::Chapter(ch) => (
+                ch.name.as_str(),
+                ch.path.as_ref().unwrap().display().to_string(),
+                ch.number.as_ref().map(|n| n.to_string()),
+            ),
+            _ => panic!("sub item"),
+        })
+        .collect();
+    assert_eq!(
+        subs,
+        vec![
+            (
+                "H200 · Agg TP4 · MTP 3-1-4",
+                "mini/mini-fp8-h200-sglang-agentic-mtp-0.md".to_string(),
+                Some("1.1.".to_string())
+            ),
+            (
+                "H200 · Agg TP2 · MTP 3-1-4 · measured with HiCache",
+                "mini/mini-fp8-h200-sglang-agentic-mtp-1.md".to_string(),
+                Some("1.2.".to_string())
+            ),
+        ]
+    );
+    let BookItem::Chapter(sub) = &mini_ch.sub_items[0] else {
+        unreachable!()
+    };
+    assert_eq!(sub.parent_names, ["Mini"]);
+    assert!(sub.source_path.is_none());
+    assert!(
+        sub.content
+            .contains("{#mini-fp8-h200-sglang-agentic-mtp-0-c4-hicache-sglang}")
+    );
+    assert!(!stdout.contains("warning"));
+}
+
+#[test]
+fn protocol_rejects_other_mdbook_versions() {
+    let (input, _, _) = protocol_input();
+    let old = input.replace("\"0.5.4\"", "\"0.4.52\"");
+    let (code, stdout, stderr) = run_with_stdin(&[], &old);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("supports mdBook 0.5.x, but was called by mdBook 0.4.52"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = run_with_stdin(&[], "not json");
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("stdin is not JSON"), "{stderr}");
+}
+
+#[test]
+fn protocol_reports_bad_config() {
+    let (input, _, _) = protocol_input();
+    let bad = input.replace(
+        "\"data-dir\": \"../../data\"",
+        "\"data-dir\": \"../../data\", \"data_dri\": 1",
+    );
+    let (code, stdout, stderr) = run_with_stdin(&[], &bad);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("invalid [preprocessor.agentx] in book.toml"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("data_dri"), "{stderr}");
+}
+
+fn mini_library() -> Library {
+    Library::load(&common::fixture(""), Path::new("data")).unwrap()
+}
+
+/// Bad directives: each names chapter-file:line:column and the fix.
+#[test]
+fn directive_errors_name_file_line_column() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "# T\n\n<<agentx page=\"Mini-Tset\">>\n",
+            "src/t.md:3:1: unknown page `Mini-Tset`; did you mean `Mini-Test`? Known pages: Mini-Test",
+        ),
+        (
+            "x\n\n  <<agentx paeg=\"Mini-Test\">>\n",
+            "src/t.md:3:3: unknown attribute `paeg`; expected one of: page, hardware, level, data",
+        ),
+        (
+            "<<agentx page=\"Mini-Test>>\n",
+            "src/t.md:1:1: unterminated quote in `page`",
+        ),
+        (
+            "<<agentx page=Mini-Test>>\n",
+            "src/t.md:1:1: the value of `page` must be in double quotes",
+        ),
+        (
+            "Ü\n\n<<agentx page=\"Mini-Test\" hardware=\"b200\">>\n",
+            "src/t.md:3:1: hardware `b200` has no deployment on page `Mini-Test`; it has: h200, gb300",
+        ),
+        (
+            "<<agentx data=\"data/missing.json\">>\n",
+            "src/t.md:1:1: cannot read",
+        ),
+        (
+            "<<agentx page=\"Other\" data=\"data/mini.json\">>\n",
+            "does not match data=\"data/mini.json\", whose model is `Mini-Test`",
+        ),
+        (
+            "see <<agentx page=\"Mini-Test\">> inline\n",
+            "src/t.md:1:5: a directive must stand on its own line",
+        ),
+    ];
+    for (chapter, want) in cases {
+        let mut lib = mini_library();
+        let err = expand_chapter(
+            chapter,
+            Path::new("t.md"),
+            "src/t.md",
+            &mut lib,
+            OnError::Fail,
+        )
+        .expect_err(chapter);
+        let msg = format!("{err:#}");
+        assert!(msg.contains(want), "{chapter:?}:\n{msg}\nlacks {want:?}");
+    }
+}
+
+#[test]
+fn invalid_data_file_is_reported_with_its_json_path() {
+    let dir = std::env::temp_dir().join(format!("agentx-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = common::read(&common::fixture("data/mini.json")).replacen(
+        "\"kv\": \"none\", \"job\"",
+        "\"kv\": \"disk\", \"job\"",
+        1,
+    );
+    std::fs::write(dir.join("bad.json"), text).unwrap();
+    let mut lib = Library::load(&dir, Path::new(".")).unwrap();
+    let err = expand_chapter(
+        "<<agentx page=\"Mini-Test\">>\n",
+        Path::new("t.md"),
+        "src/t.md",
+        &mut lib,
+        OnError::Fail,
+    )
+    .unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("src/t.md:1:1: unknown page `Mini-Test`"),
+        "{msg}"
+    );
+    assert!(msg.contains("1 data file(s) failed to load"), "{msg}");
+    assert!(
+        msg.contains("bad.json: cells[0].points[0].kv: unknown variant `disk`"),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn on_error_warn_keeps_building_and_shows_the_directive() {
+    let mut lib = mini_library();
+    let chapter = "# T\n\n<<agentx page=\"Nope\">>\n\n<<agentx page=\"Mini-Test\" level=\"3\">>\n";
+    let out = expand_chapter(
+        chapter,
+        Path::new("t.md"),
+        "src/t.md",
+        &mut lib,
+        OnError::Warn,
+    )
+    .unwrap();
+    assert_eq!(out.warnings.len(), 1);
+    assert!(out.content.starts_with(
+        "# T\n\n> [!WARNING]\n> mdbook-agentx could not expand this directive: src/t.md:3:1: unknown page `Nope`"
+    ), "{}", out.content);
+    assert!(out.content.contains(">\n> `<<agentx page=\"Nope\">>`\n"));
+    assert!(
+        out.content
+            .contains("### Agentic Long-Context Deployment {#agentic-long-context-deployment}")
+    );
+    assert!(out.content.contains("#### Deployments"));
+}
+
+#[test]
+fn two_directives_on_one_page_get_distinct_anchors() {
+    let mut lib = mini_library();
+    let chapter = "<<agentx page=\"Mini-Test\" hardware=\"h200\">>\n\ntext\n\n<<agentx page=\"Mini-Test\" hardware=\"gb300\">>\n";
+    let out = expand_chapter(
+        chapter,
+        Path::new("models/t.md"),
+        "src/models/t.md",
+        &mut lib,
+        OnError::Fail,
+    )
+    .unwrap();
+    assert!(out.content.contains("{#agentic-long-context-deployment}"));
+    assert!(
+        out.content
+            .contains("{#agentic-long-context-deployment-mini-test}")
+    );
+    assert!(out.content.contains("\n\ntext\n\n"));
+    let paths: Vec<String> = out
+        .subchapters
+        .iter()
+        .map(|(p, _, _)| p.display().to_string())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "models/t/mini-fp8-h200-sglang-agentic-mtp-0.md",
+            "models/t/mini-fp8-h200-sglang-agentic-mtp-1.md",
+            "models/t/mini-fp8-gb300-dynamo-agentic-disagg-0.md",
+        ]
+    );
+    // The link back from a deployment chapter goes to the right section.
+    assert!(
+        out.subchapters[2]
+            .2
+            .contains("(../t.md#agentic-long-context-deployment-mini-test)")
+    );
+}
+
+#[test]
+fn expansion_is_deterministic_and_complete() {
+    let mut lib = mini_library();
+    let chapter = "<<agentx page=\"Mini-Test\">>\n";
+    let a = expand_chapter(chapter, Path::new("m.md"), "m.md", &mut lib, OnError::Fail).unwrap();
+    let b = expand_chapter(
+        chapter,
+        Path::new("m.md"),
+        "m.md",
+        &mut mini_library(),
+        OnError::Fail,
+    )
+    .unwrap();
+    assert_eq!(a.content, b.content);
+    assert_eq!(a.subchapters, b.subchapters);
+    // Every command set has exactly one heading with its anchor, and the lane
+    // table reaches every deployment chapter.
+    let page = &lib.page("Mini-Test").unwrap().decoded;
+    let all: String = a.subchapters.iter().map(|(_, _, m)| m.as_str()).collect();
+    for set in page.command_sets() {
+        assert_eq!(
+            all.matches(&format!("{{#{}}}", set.anchor)).count(),
+            1,
+            "{}",
+            set.anchor
+        );
+        assert!(all.contains(&set.status.label()));
+    }
+    for (p, _, _) in &a.subchapters {
+        let rel = p.display().to_string();
+        assert!(
+            a.content.contains(&format!("]({rel})")),
+            "lane table links {rel}"
+        );
+    }
+}

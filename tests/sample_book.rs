@@ -1,0 +1,252 @@
+//! The sample book under `content/` and a real page from `../shared`, expanded
+//! in-process, plus `mdbook build` of the sample book with this preprocessor.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mdbook_agentx::preprocess::{Library, OnError, expand_chapter};
+use mdbook_agentx::stats::page_stats;
+
+const STATUS_LABELS: [&str; 4] = [
+    "✓ Verified in SemiAnalysis InferenceX AgentX",
+    "✓ Verified in SemiAnalysis InferenceX AgentX (PR #",
+    "◐ In progress in SemiAnalysis InferenceX AgentX (PR #",
+    "Derived — not run in SemiAnalysis InferenceX AgentX",
+];
+
+fn sample_library() -> Library {
+    Library::load(&common::repo(), Path::new("content/agentx")).unwrap()
+}
+
+fn model_chapters() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(common::repo().join("content/models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn sample_pages_counts() {
+    let lib = sample_library();
+    assert!(lib.failures.is_empty(), "{:?}", lib.failures);
+    let mut names: Vec<&str> = lib.pages().map(|(n, _)| n).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "DeepSeek-V4",
+            "DeepSeek-V4.1",
+            "GLM-5.2",
+            "Muse Spark Open",
+            "Qwen3.5",
+            "Qwen3.8-Flash-Next"
+        ]
+    );
+    let muse = lib.page("Muse Spark Open").unwrap();
+    let s = page_stats(&muse.loaded.data, &muse.decoded);
+    assert_eq!(
+        (s.lanes, s.deployments, s.points, s.command_sets),
+        (4, 4, 40, 180)
+    );
+    assert_eq!(s.hardware, ["gb300", "gb200", "b300", "b200"]);
+    for d in &muse.decoded.deployments {
+        assert_eq!(d.label, "Agg TP4·EP4");
+        assert_eq!(
+            d.detail.as_deref(),
+            Some("DFlash 8"),
+            "derived from the worker flags"
+        );
+        assert_eq!(d.image.image, "lmsysorg/sglang:dev-muse-spark-open");
+        let (status, points, tiers) = match d.hw.as_str() {
+            "gb300" => ("in-progress", 12, vec!["none", "mooncake"]),
+            "gb200" => ("verified", 10, vec!["none", "hicache", "mooncake"]),
+            "b300" => ("in-progress", 10, vec!["none", "mooncake"]),
+            "b200" => ("verified", 8, vec!["none", "mooncake"]),
+            other => panic!("{other}"),
+        };
+        assert_eq!(d.status.id(), status, "{}", d.hw);
+        assert_eq!(d.concs.len(), points, "{}", d.hw);
+        let avail: Vec<&str> = d.available.iter().map(|t| t.id()).collect();
+        assert_eq!(avail, tiers, "{}", d.hw);
+        if d.hw != "gb200" {
+            assert!(
+                d.unavailable[0].1.contains("absolute"),
+                "{:?}",
+                d.unavailable
+            );
+        }
+        let set = &d.command_sets[0];
+        assert!(
+            set.notes
+                .iter()
+                .any(|n| n.text().contains("acceptance length of 4.05"))
+        );
+        assert!(
+            set.processes
+                .iter()
+                .any(|p| p.command.contains("NCCL_CUMEM_ENABLE=1"))
+        );
+    }
+}
+
+/// Snapshots of each sample model page as expanded (the section, with the lane
+/// table), and structural checks of every deployment chapter.
+#[test]
+fn sample_pages_expand() {
+    let mut lib = sample_library();
+    for path in model_chapters() {
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let rel = PathBuf::from("models").join(path.file_name().unwrap());
+        let text = common::read(&path);
+        let out = expand_chapter(
+            &text,
+            &rel,
+            &format!("content/{}", rel.display()),
+            &mut lib,
+            OnError::Fail,
+        )
+        .unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(
+            !out.content.contains("<<agentx"),
+            "{stem}: leftover directive"
+        );
+        assert!(out.content.contains("{#agentic-long-context-deployment}"));
+        // The author's text before the directive is unchanged.
+        let intro_end = text.find("<<agentx").unwrap();
+        assert_eq!(&out.content[..intro_end], &text[..intro_end], "{stem}");
+        insta::assert_snapshot!(format!("sample_{stem}"), out.content);
+        for (p, name, md) in &out.subchapters {
+            assert!(p.starts_with(format!("models/{stem}")), "{}", p.display());
+            assert!(md.starts_with(&format!("# {name} {{#")), "{name}");
+            assert!(md.contains("## Combinations"));
+            assert!(STATUS_LABELS.iter().any(|l| md.contains(l)), "{name}");
+            assert!(md.contains(&format!("(../{stem}.md#agentic-long-context-deployment)")));
+        }
+    }
+}
+
+/// FNV-1a, to pin the expansion of third-party data without committing it.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[test]
+fn real_page_expands_deterministically() {
+    let Some(dir) = common::shared("reference/sglang-cookbook") else {
+        return;
+    };
+    let root = dir.parent().unwrap();
+    let expand = || {
+        let mut lib = Library::load(root, Path::new("sglang-cookbook")).unwrap();
+        expand_chapter(
+            "# Qwen3.8-Flash-Next\n\n<<agentx page=\"Qwen3.8-Flash-Next\">>\n",
+            Path::new("qwen.md"),
+            "qwen.md",
+            &mut lib,
+            OnError::Fail,
+        )
+        .unwrap()
+    };
+    let a = expand();
+    let b = expand();
+    assert_eq!(a.content, b.content);
+    assert_eq!(a.subchapters, b.subchapters);
+    assert_eq!(a.subchapters.len(), 4);
+    let all: String = std::iter::once(a.content.as_str())
+        .chain(a.subchapters.iter().map(|(_, _, m)| m.as_str()))
+        .collect();
+    // 76 command sets, each with one anchored heading.
+    assert_eq!(all.matches("\n### c").count(), 76);
+    // 22 points were measured; every other combination carries the derived label once.
+    assert_eq!(
+        all.matches("Derived — not run in SemiAnalysis InferenceX AgentX")
+            .count(),
+        76 - 22
+    );
+    // The expansion as a fingerprint: no third-party text is committed.
+    insta::assert_snapshot!(
+        "real_qwen38_fingerprint",
+        format!("{:016x} {} bytes", fnv1a(&all), all.len())
+    );
+}
+
+fn mdbook_available() -> bool {
+    match Command::new("mdbook").arg("--version").output() {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).starts_with("mdbook v0.5.") => true,
+        _ => {
+            if std::env::var_os("AGENTX_REQUIRE_MDBOOK").is_some() {
+                panic!(
+                    "mdBook 0.5 is required here (AGENTX_REQUIRE_MDBOOK is set) but `mdbook` is not on PATH"
+                );
+            }
+            eprintln!(
+                "SKIPPED: mdBook 0.5 is not on PATH (cargo install mdbook --version '^0.5' --locked)"
+            );
+            false
+        }
+    }
+}
+
+/// `mdbook build` of the sample book with this binary as its preprocessor.
+#[test]
+fn mdbook_builds_the_sample_book() {
+    if !mdbook_available() {
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("agentx-mdbook-{}", std::process::id()));
+    let result = Command::new("mdbook")
+        .arg("build")
+        .arg("-d")
+        .arg(&out)
+        .current_dir(common::repo())
+        .env(
+            "MDBOOK_PREPROCESSOR__AGENTX__COMMAND",
+            env!("CARGO_BIN_EXE_mdbook-agentx"),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "mdbook build failed:\n{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let mut labels_seen = [false; 4];
+    let mut deployment_pages = 0;
+    for path in model_chapters() {
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let html = common::read(&out.join(format!("models/{stem}.html")));
+        assert!(
+            html.contains("id=\"agentic-long-context-deployment\""),
+            "{stem}"
+        );
+        assert!(html.contains("Agentic Long-Context Deployment"), "{stem}");
+        assert!(!html.contains("agentx page="), "{stem}: leftover directive");
+        let dir = out.join(format!("models/{stem}"));
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let sub = common::read(&entry.unwrap().path());
+            deployment_pages += 1;
+            for (i, l) in STATUS_LABELS.iter().enumerate() {
+                labels_seen[i] |= sub.contains(l);
+            }
+            assert!(
+                sub.contains("<code class=\"language-bash\">"),
+                "command blocks in {stem}"
+            );
+        }
+    }
+    assert_eq!(
+        labels_seen, [true; 4],
+        "every status label appears in the built book"
+    );
+    assert_eq!(deployment_pages, 28);
+    let authoring = common::read(&out.join("authoring.html"));
+    assert!(authoring.contains("&lt;&lt;agentx page=“Qwen3.5”&gt;&gt; appears literally"));
+    std::fs::remove_dir_all(&out).unwrap();
+}
