@@ -59,6 +59,28 @@ pub enum Command {
         #[arg(long, value_enum)]
         router: Option<RouterArg>,
     },
+    /// Build the book into static HTML (the output directory is replaced atomically).
+    Build {
+        /// Book directory (holding book.toml).
+        #[arg(default_value = ".")]
+        book_dir: PathBuf,
+        /// Output directory (default: [build] build-dir of book.toml, usually `book`).
+        #[arg(short = 'd', long = "dest-dir")]
+        dest: Option<PathBuf>,
+    },
+    /// Export the book for reading without a network.
+    #[command(group(clap::ArgGroup::new("target").required(true).args(["offline", "single_file"])))]
+    Export {
+        /// Book directory (holding book.toml).
+        #[arg(default_value = ".")]
+        book_dir: PathBuf,
+        /// Write a self-contained site to this directory (local assets, relative links).
+        #[arg(long, value_name = "OUT")]
+        offline: Option<PathBuf>,
+        /// Write the whole book as one HTML file (assets inlined, chapters as sections).
+        #[arg(long, value_name = "OUT.html")]
+        single_file: Option<PathBuf>,
+    },
     /// Count lanes, deployments, points, hardware and command sets per page.
     Stats {
         /// Data files or directories holding them.
@@ -149,6 +171,41 @@ pub fn run(cli: Cli) -> Result<i32> {
             decode_cmd(&files, json, &filter)
         }
         Some(Command::Stats { paths, json }) => stats_cmd(&paths, json),
+        Some(Command::Build { book_dir, dest }) => {
+            let report = crate::site::build(
+                &book_dir,
+                &crate::site::BuildOptions {
+                    dest,
+                    ..Default::default()
+                },
+            )?;
+            print_report("built", &report);
+            Ok(0)
+        }
+        Some(Command::Export {
+            book_dir,
+            offline,
+            single_file,
+        }) => {
+            if let Some(out) = offline {
+                let report = crate::site::export::export_offline(&book_dir, &out)?;
+                print_report("exported (offline, no remote assets)", &report);
+            }
+            if let Some(file) = single_file {
+                let html = crate::site::export::single_file(&book_dir)?;
+                let tmp = file.with_extension("html.tmp");
+                std::fs::write(&tmp, &html)
+                    .with_context(|| format!("cannot write {}", tmp.display()))?;
+                std::fs::rename(&tmp, &file)
+                    .with_context(|| format!("cannot write {}", file.display()))?;
+                eprintln!(
+                    "exported the book as one file: {} ({} KiB)",
+                    file.display(),
+                    html.len() / 1024
+                );
+            }
+            Ok(0)
+        }
     }
 }
 
@@ -294,6 +351,21 @@ pub fn command_set_json(page: &str, s: &CommandSet) -> serde_json::Value {
         "notes": s.notes.iter().map(|n| json!({"id": n.id(), "text": n.text()})).collect::<Vec<_>>(),
         "image": {"name": s.image.image, "status": s.image.status, "commit": s.image.commit},
     })
+}
+
+fn print_report(what: &str, r: &crate::site::BuildReport) {
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+    eprintln!(
+        "{what} {} pages ({} command sets, {} files, {} KiB) into {} in {} ms",
+        r.pages,
+        r.command_sets,
+        r.files,
+        r.bytes / 1024,
+        r.out_dir.display(),
+        r.elapsed.as_millis()
+    );
 }
 
 fn stats_cmd(paths: &[PathBuf], json: bool) -> Result<i32> {

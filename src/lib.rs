@@ -11,4 +11,5 @@ pub mod directive;
 pub mod preprocess;
 pub mod render;
 pub mod shell;
+pub mod site;
 pub mod stats;

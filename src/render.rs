@@ -310,7 +310,7 @@ fn deployment_chapter(page: &DecodedPage, d: &Deployment, opts: &SectionOptions)
         "> [!WARNING]\n> Mirrored from a SemiAnalysis InferenceX AgentX submission; not verified \
          by the maintainers of these docs.\n\n",
     );
-    md.push_str("| | |\n|---|---|\n");
+    md.push_str("| Deployment fact | Value |\n|---|---|\n");
     let rows: Vec<(&str, String)> = vec![
         ("Hardware", d.hw_label.clone()),
         ("Checkpoint", d.ckpt_label.clone()),
@@ -410,7 +410,7 @@ pub fn command_set_markdown(s: &CommandSet) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "### {} · {} · {} {{#{}}}\n",
+        "### {} · {} · {} {{#{} .agentx-set}}\n",
         s.concs_label(),
         s.router.label(),
         s.tier.label(),

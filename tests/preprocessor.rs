@@ -119,7 +119,7 @@ fn protocol_round_trip() {
     assert!(sub.source_path.is_none());
     assert!(
         sub.content
-            .contains("{#mini-fp8-h200-sglang-agentic-mtp-0-c4-hicache-sglang}")
+            .contains("{#mini-fp8-h200-sglang-agentic-mtp-0-c4-hicache-sglang .agentx-set}")
     );
     assert!(!stdout.contains("warning"));
 }
@@ -330,7 +330,8 @@ fn expansion_is_deterministic_and_complete() {
     let all: String = a.subchapters.iter().map(|(_, _, m)| m.as_str()).collect();
     for set in page.command_sets() {
         assert_eq!(
-            all.matches(&format!("{{#{}}}", set.anchor)).count(),
+            all.matches(&format!("{{#{} .agentx-set}}", set.anchor))
+                .count(),
             1,
             "{}",
             set.anchor

@@ -1,0 +1,242 @@
+//! `export`: an offline copy of the site (every asset local, relative links
+//! only), or the whole book in one self-contained HTML file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use super::markdown::{self, LinkMode};
+use super::theme::{HIGHLIGHT_CSS, Theme};
+use super::{BuildOptions, SidebarItem, Site};
+use crate::decode::slug;
+
+/// Elements whose `src`/`href` load something the page needs to display.
+const ASSET_TAGS: [&str; 7] = [
+    "script", "link", "img", "source", "video", "audio", "iframe",
+];
+
+/// Remote asset references in an HTML text: `(tag, url)` pairs. Plain `<a href>`
+/// hyperlinks to other sites are fine offline and are not reported.
+pub fn remote_assets(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let lower = html.to_ascii_lowercase();
+    let mut i = 0;
+    while let Some(rel) = lower[i..].find('<') {
+        let start = i + rel + 1;
+        let end = lower[start..].find('>').map_or(lower.len(), |e| start + e);
+        let tag_text = &lower[start..end];
+        let name: String = tag_text
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if ASSET_TAGS.contains(&name.as_str()) {
+            for attr in ["src=", "href=", "srcset=", "poster="] {
+                let mut j = 0;
+                while let Some(p) = tag_text[j..].find(attr) {
+                    let v = start + j + p + attr.len();
+                    let value = attr_value(&html[v..end]);
+                    if value.starts_with("http://")
+                        || value.starts_with("https://")
+                        || value.starts_with("//")
+                    {
+                        out.push((name.clone(), value.to_string()));
+                    }
+                    j += p + attr.len();
+                }
+            }
+        }
+        // Inline CSS can load fonts and images too.
+        if name == "style" {
+            let close = lower[end..]
+                .find("</style")
+                .map_or(lower.len(), |c| end + c);
+            for (k, _) in lower[end..close].match_indices("url(") {
+                let v = &html[end + k + 4..close];
+                let v = v.trim_start_matches(['"', '\'']);
+                if v.starts_with("http") || v.starts_with("//") {
+                    out.push((
+                        "style".into(),
+                        v.chars().take_while(|c| !"\"')".contains(*c)).collect(),
+                    ));
+                }
+            }
+        }
+        i = end.max(start);
+    }
+    out
+}
+
+fn attr_value(s: &str) -> &str {
+    let s = s.trim_start();
+    match s.chars().next() {
+        Some(q @ ('"' | '\'')) => s[1..].split(q).next().unwrap_or(""),
+        _ => s
+            .split(|c: char| c.is_whitespace() || c == '>')
+            .next()
+            .unwrap_or(""),
+    }
+}
+
+/// Checks files for remote assets; returns one message per problem.
+pub fn offline_problems(files: &[(PathBuf, Vec<u8>)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (path, bytes) in files {
+        let is_text = path.extension().is_some_and(|e| e == "html" || e == "css");
+        if !is_text {
+            continue;
+        }
+        let text = String::from_utf8_lossy(bytes);
+        if path.extension().is_some_and(|e| e == "css") {
+            for (k, _) in text.match_indices("url(") {
+                let v = text[k + 4..].trim_start_matches(['"', '\'']);
+                if v.starts_with("http") || v.starts_with("//") {
+                    problems.push(format!("{}: remote url() in stylesheet", path.display()));
+                }
+            }
+            continue;
+        }
+        for (tag, url) in remote_assets(&text) {
+            problems.push(format!("{}: <{tag}> loads {url}", path.display()));
+        }
+    }
+    problems
+}
+
+/// Builds the site into `out` and verifies that it needs no network.
+pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
+    let site = Site::load(root)?;
+    let files = site.render_files(&BuildOptions::default())?;
+    let problems = offline_problems(&files);
+    if !problems.is_empty() {
+        bail!(
+            "the site would load {} remote asset(s); remove them from the templates or theme:\n  {}",
+            problems.len(),
+            problems.join("\n  ")
+        );
+    }
+    let report = super::BuildReport {
+        out_dir: out.to_path_buf(),
+        pages: site.pages.len(),
+        command_sets: site.command_sets,
+        files: files.len(),
+        bytes: files.iter().map(|(_, b)| b.len() as u64).sum(),
+        elapsed: std::time::Duration::ZERO,
+        warnings: site.warnings.clone(),
+    };
+    super::write_atomically(out, &files)?;
+    Ok(report)
+}
+
+/// Id prefix of a chapter in the single file.
+fn chapter_prefix(path: &Path) -> String {
+    format!("ch-{}", slug(&path.with_extension("").to_string_lossy()))
+}
+
+/// The whole book as one HTML file: assets inlined, chapters as sections,
+/// every id prefixed by its chapter so anchors stay unique and links work.
+pub fn single_file(root: &Path) -> Result<String> {
+    let site = Site::load(root)?;
+    let theme = Theme::load(root)?;
+    let prefixes: HashMap<PathBuf, String> = site
+        .pages
+        .iter()
+        .map(|p| (p.path.clone(), chapter_prefix(&p.path)))
+        .collect();
+    let mode = LinkMode::SingleFile {
+        prefixes: prefixes.clone(),
+    };
+    let mut content = String::new();
+    let mut index = Vec::new();
+    for page in &site.pages {
+        let prefix = &prefixes[&page.path];
+        let r = markdown::render(&page.markdown, &page.path, &mode);
+        content.push_str(&format!(
+            "<section class=\"book-chapter\" id=\"{prefix}\">\n{}</section>\n",
+            r.html
+        ));
+        index.push(
+            serde_json::json!({"t": page.title, "s": "", "u": format!("#{prefix}"), "k": "page"}),
+        );
+        for h in r.headings.iter().filter(|h| h.level > 1) {
+            index.push(serde_json::json!({
+                "t": if h.is_set { format!("{} — {}", h.text, page.title) } else { h.text.clone() },
+                "s": h.id, "u": format!("#{}", h.id), "k": if h.is_set { "set" } else { "heading" },
+            }));
+        }
+    }
+    let sidebar: Vec<SidebarItem> = site
+        .sidebar
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            if s.kind == "chapter" {
+                let md = PathBuf::from(&s.href).with_extension("md");
+                s.href = format!("#{}", prefixes.get(&md).cloned().unwrap_or_default());
+            }
+            s
+        })
+        .collect();
+    let mut css = String::new();
+    for name in ["book.css", HIGHLIGHT_CSS] {
+        if let Some(b) = theme.asset(name) {
+            css.push_str(&String::from_utf8_lossy(b));
+            css.push('\n');
+        }
+    }
+    let mut js = format!(
+        "window.AGENTX_SEARCH_INDEX = {};\n",
+        serde_json::to_string(&index)?
+    );
+    if let Some(b) = theme.asset("book.js") {
+        js.push_str(&String::from_utf8_lossy(b));
+    }
+    // `</script>` or `</style>` inside inlined text would end the element early.
+    let js = js.replace("</script", "<\\/script");
+    let css = css.replace("</style", "<\\/style");
+    let mut ctx = site.base_context("");
+    ctx.insert("home", &format!("#{}", prefixes[&site.pages[0].path]));
+    ctx.insert("stylesheets", &Vec::<String>::new());
+    ctx.insert("scripts", &Vec::<String>::new());
+    ctx.insert("inline_css", &css);
+    ctx.insert("inline_js", &js);
+    ctx.insert("sidebar", &sidebar);
+    ctx.insert(
+        "page",
+        &serde_json::json!({"title": site.dir.title(), "content": content, "path": "", "number": null}),
+    );
+    let html = theme
+        .render("page.html", &ctx)
+        .context("rendering the single file")?;
+    let problems = offline_problems(&[(PathBuf::from("book.html"), html.clone().into_bytes())]);
+    if !problems.is_empty() {
+        bail!(
+            "the single file would load remote assets:\n  {}",
+            problems.join("\n  ")
+        );
+    }
+    Ok(html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_remote_assets_only() {
+        let html = r#"<link rel="stylesheet" href="https://cdn.example/x.css"><script src='//cdn.example/a.js'></script>
+<img src=http://e/i.png alt=x><a href="https://github.com/x">fine</a><script src="theme/book.js"></script>
+<style>@font-face { src: url("https://fonts.example/f.woff2") }</style>"#;
+        let found = remote_assets(html);
+        let urls: Vec<&str> = found.iter().map(|(_, u)| u.as_str()).collect();
+        assert_eq!(
+            urls,
+            [
+                "https://cdn.example/x.css",
+                "//cdn.example/a.js",
+                "http://e/i.png",
+                "https://fonts.example/f.woff2"
+            ]
+        );
+    }
+}

@@ -1,0 +1,326 @@
+//! Syntax highlighting with syntect: class-based spans (so one generated CSS
+//! file serves light and dark schemes) and a cache so each distinct block is
+//! highlighted once per process — derived command sets repeat many blocks.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use std::str::FromStr;
+
+use syntect::highlighting::{Highlighter, ScopeSelectors, Style, Theme, ThemeSet};
+use syntect::parsing::{
+    ParseState, Scope, ScopeStack, SyntaxDefinition, SyntaxReference, SyntaxSet,
+};
+use syntect::util::LinesWithEndings;
+
+/// Token classes: a scope selector, the short class it becomes, and a scope
+/// whose colour in each bundled theme gives the class its colour.
+///
+/// Why not syntect's `ClassedHTMLGenerator`: it writes every scope atom as a
+/// class on nested spans (`hl-variable hl-other hl-readwrite …`), which made
+/// the command pages four times larger than their text. One short class per
+/// token keeps the markup light and still lets a stylesheet theme it.
+const TOKEN_CLASSES: [(&str, &str, &str); 11] = [
+    ("comment", "cm", "comment.line"),
+    ("string", "st", "string.quoted.double"),
+    ("constant.numeric", "nu", "constant.numeric"),
+    (
+        "constant.language, constant.character, constant.other",
+        "co",
+        "constant.language",
+    ),
+    ("keyword, storage", "kw", "keyword.control"),
+    ("variable.parameter", "pa", "variable.parameter"),
+    (
+        "variable, support.variable, punctuation.definition.variable",
+        "va",
+        "variable.other",
+    ),
+    (
+        "entity.name.function, support.function, variable.function, meta.function-call.identifier",
+        "fn",
+        "entity.name.function",
+    ),
+    (
+        "entity.name, entity.other.attribute-name, support.type.property-name",
+        "tg",
+        "entity.name.tag",
+    ),
+    (
+        "support.type, support.class, entity.name.type",
+        "ty",
+        "support.type",
+    ),
+    (
+        "punctuation.separator.continuation",
+        "ct",
+        "punctuation.separator.continuation",
+    ),
+];
+
+fn selectors() -> &'static [(ScopeSelectors, &'static str)] {
+    static SEL: OnceLock<Vec<(ScopeSelectors, &'static str)>> = OnceLock::new();
+    SEL.get_or_init(|| {
+        TOKEN_CLASSES
+            .iter()
+            .map(|(sel, class, _)| {
+                (
+                    ScopeSelectors::from_str(sel).expect("valid selector"),
+                    *class,
+                )
+            })
+            .collect()
+    })
+}
+
+/// The token class for a scope stack: the best-matching selector, as a theme would pick.
+fn class_for(stack: &[Scope]) -> Option<&'static str> {
+    selectors()
+        .iter()
+        .filter_map(|(sel, class)| sel.does_match(stack).map(|p| (p, *class)))
+        .max_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, c)| c)
+}
+const TOML_SYNTAX: &str = include_str!("syntaxes/TOML.sublime-syntax");
+const LIGHT_THEME: &str = "InspiredGitHub";
+const DARK_THEME: &str = "base16-ocean.dark";
+
+/// syntect's default syntaxes, loaded on first use.
+fn defaults() -> &'static SyntaxSet {
+    static SET: OnceLock<SyntaxSet> = OnceLock::new();
+    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+}
+
+/// TOML lives in its own small set: adding it to the defaults would mean
+/// re-linking every bundled grammar at start-up.
+fn toml_set() -> &'static SyntaxSet {
+    static SET: OnceLock<SyntaxSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        let mut b = SyntaxSet::new().into_builder();
+        b.add(
+            SyntaxDefinition::load_from_str(TOML_SYNTAX, true, Some("TOML"))
+                .expect("the bundled TOML grammar parses"),
+        );
+        b.build()
+    })
+}
+
+/// The syntax set and grammar for a fence language, if one is known.
+fn syntax_for(lang: &str) -> Option<(&'static SyntaxSet, &'static SyntaxReference)> {
+    let lang = lang.trim().to_ascii_lowercase();
+    let token = match lang.as_str() {
+        "" | "text" | "plain" | "plaintext" | "console" | "output" => return None,
+        "sh" | "shell" | "zsh" | "bash" => "bash",
+        "yml" => "yaml",
+        "py" => "python",
+        "rs" => "rust",
+        "js" | "javascript" | "jsx" => "js",
+        "md" => "markdown",
+        other => other,
+    };
+    if token == "toml" {
+        let set = toml_set();
+        return set.find_syntax_by_token("toml").map(|s| (set, s));
+    }
+    let set = defaults();
+    set.find_syntax_by_token(token).map(|s| (set, s))
+}
+
+/// Whether a fence language gets highlighted.
+pub fn is_supported(lang: &str) -> bool {
+    syntax_for(lang).is_some()
+}
+
+/// (language, code) → highlighted HTML.
+type BlockCache = HashMap<(String, String), Arc<str>>;
+
+/// Highlights code into HTML spans; unknown languages are escaped only.
+pub fn highlight(lang: &str, code: &str) -> Arc<str> {
+    static CACHE: OnceLock<Mutex<BlockCache>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (lang.to_string(), code.to_string());
+    if let Some(hit) = cache.lock().expect("cache lock").get(&key) {
+        return hit.clone();
+    }
+    let html: Arc<str> = highlight_uncached(lang, code).into();
+    cache.lock().expect("cache lock").insert(key, html.clone());
+    html
+}
+
+fn highlight_uncached(lang: &str, code: &str) -> String {
+    let Some((set, syntax)) = syntax_for(lang) else {
+        return escape_html(code);
+    };
+    let mut state = ParseState::new(syntax);
+    let mut stack = ScopeStack::new();
+    let mut out = String::with_capacity(code.len() * 2);
+    // Adjacent text with the same class shares one span.
+    let mut pending = String::new();
+    let mut pending_class: Option<&'static str> = None;
+    let flush = |out: &mut String, text: &mut String, class: Option<&'static str>| {
+        if text.is_empty() {
+            return;
+        }
+        match class {
+            Some(c) => {
+                out.push_str("<span class=\"hl-");
+                out.push_str(c);
+                out.push_str("\">");
+                out.push_str(&escape_html(text));
+                out.push_str("</span>");
+            }
+            None => out.push_str(&escape_html(text)),
+        }
+        text.clear();
+    };
+    for line in LinesWithEndings::from(code) {
+        let Ok(ops) = state.parse_line(line, set) else {
+            // A grammar failure must not lose the text: fall back to plain.
+            return escape_html(code);
+        };
+        let mut pos = 0;
+        for (at, op) in ops.iter().map(|(i, op)| (*i, op)).chain(std::iter::once((
+            line.len(),
+            &syntect::parsing::ScopeStackOp::Noop,
+        ))) {
+            if at > pos {
+                let class = class_for(stack.as_slice());
+                let text = &line[pos..at];
+                // Leading and trailing whitespace stay outside spans, so no
+                // span holds a line break.
+                let core = text.trim();
+                let lead = &text[..text.len() - text.trim_start().len()];
+                let trail = &text[lead.len() + core.len()..];
+                for (piece, class) in [(lead, None), (core, class), (trail, None)] {
+                    if piece.is_empty() {
+                        continue;
+                    }
+                    if class != pending_class {
+                        flush(&mut out, &mut pending, pending_class);
+                        pending_class = class;
+                    }
+                    pending.push_str(piece);
+                }
+                pos = at;
+            }
+            if stack.apply(op).is_err() {
+                return escape_html(code);
+            }
+        }
+    }
+    flush(&mut out, &mut pending, pending_class);
+    out
+}
+
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// CSS for the token classes: colours read from a light bundled theme, and
+/// from a dark one under `prefers-color-scheme: dark`.
+pub fn theme_css() -> String {
+    let themes = ThemeSet::load_defaults();
+    let mut css = String::from(
+        "/* Generated by mdbook-agentx from syntect's bundled themes. Override with theme/highlight.css. */\n",
+    );
+    css.push_str(&format!("/* light: {LIGHT_THEME} */\n"));
+    css.push_str(&class_rules(&themes.themes[LIGHT_THEME], ""));
+    css.push_str(&format!(
+        "/* dark: {DARK_THEME} */\n@media (prefers-color-scheme: dark) {{\n{}}}\n",
+        class_rules(&themes.themes[DARK_THEME], "  ")
+    ));
+    css
+}
+
+fn class_rules(theme: &Theme, indent: &str) -> String {
+    let h = Highlighter::new(theme);
+    let mut css = String::new();
+    for (_, class, scope) in TOKEN_CLASSES {
+        let stack: Vec<Scope> = scope
+            .split(' ')
+            .map(|s| Scope::new(s).expect("valid scope"))
+            .collect();
+        let style: Style = h.style_for_stack(&stack);
+        let c = style.foreground;
+        let mut rule = format!("color: #{:02x}{:02x}{:02x};", c.r, c.g, c.b);
+        if style
+            .font_style
+            .contains(syntect::highlighting::FontStyle::ITALIC)
+        {
+            rule.push_str(" font-style: italic;");
+        }
+        if style
+            .font_style
+            .contains(syntect::highlighting::FontStyle::BOLD)
+        {
+            rule.push_str(" font-weight: bold;");
+        }
+        css.push_str(&format!("{indent}.hl-{class} {{ {rule} }}\n"));
+    }
+    css
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_languages_are_known() {
+        for lang in [
+            "bash", "sh", "json", "toml", "yaml", "python", "rust", "markdown",
+        ] {
+            assert!(is_supported(lang), "{lang}");
+        }
+        assert!(!is_supported("text"));
+        assert!(!is_supported("nginx-unknown"));
+    }
+
+    #[test]
+    fn highlighting_keeps_the_text() {
+        let code = "ETCD=\"http://$ETCD_IP:2379\" \\\npython3 -m x \\\n  --a '<b>' \\\n  --c 1\n";
+        let html = highlight("bash", code);
+        assert!(html.contains("<span class=\"hl-"), "{html}");
+        let text = strip_tags(&html);
+        assert_eq!(text, escape_html(code));
+        let toml = highlight("toml", "[book]\ntitle = \"x\" # c\nn = 3\n");
+        assert!(toml.contains("<span class=\"hl-tg\">book</span>"), "{toml}");
+        assert!(toml.contains("<span class=\"hl-cm\"># c</span>"), "{toml}");
+        assert_eq!(
+            &*highlight("bash", "A=1 \\\n  --port \"$X\"\n"),
+            "<span class=\"hl-va\">A</span><span class=\"hl-kw\">=</span><span class=\"hl-st\">1</span> <span class=\"hl-ct\">\\</span>\n  <span class=\"hl-fn\">--port</span> <span class=\"hl-st\">&quot;</span><span class=\"hl-va\">$X</span><span class=\"hl-st\">&quot;</span>\n"
+        );
+        assert_eq!(&*highlight("text", "<a>"), "&lt;a&gt;");
+    }
+
+    fn strip_tags(html: &str) -> String {
+        let mut out = String::new();
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                c if !in_tag => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn css_has_both_schemes() {
+        let css = theme_css();
+        assert!(css.contains(".hl-cm { color: #"));
+        assert!(css.contains("@media (prefers-color-scheme: dark)"));
+    }
+}

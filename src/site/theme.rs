@@ -1,0 +1,123 @@
+//! Templates (tera) and theme assets: compiled-in defaults, each replaced by a
+//! file of the same name in the book's `templates/` or `theme/` directory.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use anyhow::{Context, Result, anyhow};
+use tera::Tera;
+
+use super::highlight;
+
+/// Default templates; a book overrides one by shipping `templates/<name>`.
+pub const TEMPLATES: [(&str, &str); 3] = [
+    ("page.html", include_str!("../../templates/page.html")),
+    ("sidebar.html", include_str!("../../templates/sidebar.html")),
+    ("toc.html", include_str!("../../templates/toc.html")),
+];
+
+/// Default assets, written under `theme/`; a book overrides one by shipping `theme/<name>`.
+pub const ASSETS: [(&str, &[u8]); 2] = [
+    ("book.css", include_bytes!("../../theme/book.css")),
+    ("book.js", include_bytes!("../../theme/book.js")),
+];
+
+/// Name of the generated highlighting stylesheet (also overridable).
+pub const HIGHLIGHT_CSS: &str = "highlight.css";
+
+fn highlight_css() -> &'static str {
+    static CSS: OnceLock<String> = OnceLock::new();
+    CSS.get_or_init(highlight::theme_css)
+}
+
+pub struct Theme {
+    tera: Tera,
+    assets: Vec<(String, Vec<u8>)>,
+}
+
+impl Theme {
+    /// Defaults, overridden by the book's `templates/` and `theme/` files.
+    pub fn load(root: &Path) -> Result<Theme> {
+        let mut tera = Tera::default();
+        let mut templates: Vec<(String, String, String)> = Vec::new();
+        for (name, default) in TEMPLATES {
+            templates.push((
+                name.to_string(),
+                default.to_string(),
+                format!("built-in {name}"),
+            ));
+        }
+        let dir = root.join("templates");
+        if dir.is_dir() {
+            for entry in
+                std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?
+            {
+                let p = entry?.path();
+                if p.extension().is_some_and(|e| e == "html") {
+                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                    let text = std::fs::read_to_string(&p)
+                        .with_context(|| format!("cannot read {}", p.display()))?;
+                    templates.retain(|(n, _, _)| *n != name);
+                    templates.push((name, text, p.display().to_string()));
+                }
+            }
+        }
+        for (name, text, origin) in &templates {
+            tera.add_raw_template(name, text)
+                .map_err(|e| anyhow!("template {origin}: {}", tera_message(&e)))?;
+        }
+        let mut assets: Vec<(String, Vec<u8>)> = ASSETS
+            .iter()
+            .map(|(n, b)| (n.to_string(), b.to_vec()))
+            .collect();
+        assets.push((
+            HIGHLIGHT_CSS.to_string(),
+            highlight_css().as_bytes().to_vec(),
+        ));
+        let dir = root.join("theme");
+        if dir.is_dir() {
+            for entry in
+                std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?
+            {
+                let p = entry?.path();
+                if p.is_file() {
+                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                    let bytes = std::fs::read(&p)
+                        .with_context(|| format!("cannot read {}", p.display()))?;
+                    assets.retain(|(n, _)| *n != name);
+                    assets.push((name, bytes));
+                }
+            }
+        }
+        assets.sort();
+        Ok(Theme { tera, assets })
+    }
+
+    pub fn render(&self, name: &str, ctx: &tera::Context) -> Result<String> {
+        self.tera
+            .render(name, ctx)
+            .map_err(|e| anyhow!("template {name}: {}", tera_message(&e)))
+    }
+
+    pub fn assets(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.assets.iter().map(|(n, b)| (n.as_str(), b.as_slice()))
+    }
+
+    pub fn asset(&self, name: &str) -> Option<&[u8]> {
+        self.assets
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.as_slice())
+    }
+}
+
+/// tera puts the useful part (line, column, what was expected) in the source chain.
+fn tera_message(e: &tera::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        parts.push(s.to_string());
+        src = s.source();
+    }
+    parts.join(": ")
+}
