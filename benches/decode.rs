@@ -23,7 +23,10 @@ fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<PathBuf> = Vec::new();
     let shared = root.join("../shared/reference/sglang-cookbook");
-    for f in ["agentx-deepseek-v4_1.json", "agentx-qwen3.8-flash-next.json"] {
+    for f in [
+        "agentx-deepseek-v4_1.json",
+        "agentx-qwen3.8-flash-next.json",
+    ] {
         if shared.join(f).exists() {
             files.push(shared.join(f));
         } else {
@@ -57,7 +60,10 @@ fn main() {
         );
     }
     if let Some(kib) = peak_rss_kib() {
-        println!("\npeak RSS of the benchmark process: {:.1} MiB", kib as f64 / 1024.0);
+        println!(
+            "\npeak RSS of the benchmark process: {:.1} MiB",
+            kib as f64 / 1024.0
+        );
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod book;
 pub mod export;
 pub mod highlight;
+pub mod links;
 pub mod markdown;
 pub mod theme;
 
@@ -93,7 +94,13 @@ fn href(p: &Path) -> String {
 impl Site {
     /// Reads the book and runs the preprocessor on it.
     pub fn load(root: &Path) -> Result<Site> {
-        let dir = BookDir::open(root)?;
+        Site::from_dir(BookDir::open(root)?)
+    }
+
+    /// Reads the chapters of an opened book and runs the preprocessor on them.
+    pub fn from_dir(dir: BookDir) -> Result<Site> {
+        let root = dir.root.clone();
+        let root = root.as_path();
         let mut book = dir.load_book()?;
         let warnings = preprocess::expand_book(&mut book, root, &dir.config.book.src, &dir.agentx)?;
         let command_sets = count_command_sets(&book);
@@ -480,13 +487,14 @@ fn flatten(
 /// Builds the book in `root` and swaps the result into the output directory.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let start = Instant::now();
-    let site = Site::load(root)?;
-    let files = site.render_files(opts)?;
+    let dir = BookDir::open(root)?;
     let out_dir = opts
         .dest
         .clone()
-        .unwrap_or_else(|| root.join(&site.dir.config.build.build_dir));
-    check_output_dir(root, &site.dir.src_dir(), &out_dir)?;
+        .unwrap_or_else(|| root.join(&dir.config.build.build_dir));
+    check_output_dir(root, &dir.src_dir(), &out_dir)?;
+    let site = Site::from_dir(dir)?;
+    let files = site.render_files(opts)?;
     let bytes = files.iter().map(|(_, b)| b.len() as u64).sum();
     let count = files.len();
     write_atomically(&out_dir, &files)?;

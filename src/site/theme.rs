@@ -39,6 +39,9 @@ impl Theme {
     /// Defaults, overridden by the book's `templates/` and `theme/` files.
     pub fn load(root: &Path) -> Result<Theme> {
         let mut tera = Tera::default();
+        // tera's default escaper also escapes `/`, which spells every link
+        // `models&#x2F;x.html`; escape only what HTML needs.
+        tera.set_escape_fn(escape_for_tera);
         let mut templates: Vec<(String, String, String)> = Vec::new();
         for (name, default) in TEMPLATES {
             templates.push((
@@ -109,6 +112,10 @@ impl Theme {
             .find(|(n, _)| n == name)
             .map(|(_, b)| b.as_slice())
     }
+}
+
+fn escape_for_tera(s: &str) -> String {
+    highlight::escape_html(s)
 }
 
 /// tera puts the useful part (line, column, what was expected) in the source chain.

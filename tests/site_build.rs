@@ -1,0 +1,268 @@
+//! The standalone builder over the sample book and fixture books: links and
+//! anchors, offline export, single file, atomic writes, HTML fragments.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use mdbook_agentx::site::export::{offline_problems, remote_assets, single_file};
+use mdbook_agentx::site::links::{self, attribute_values};
+use mdbook_agentx::site::markdown::{LinkMode, render};
+use mdbook_agentx::site::{BuildOptions, Site, build};
+
+fn temp(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("agentx-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    p
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn sample_book_links_and_anchors_resolve() {
+    let site = Site::load(&common::repo()).unwrap();
+    let files = site.render_files(&BuildOptions::default()).unwrap();
+    let (stats, problems) = links::check(&files, &["404.html"]);
+    assert!(
+        problems.is_empty(),
+        "{} problems, first: {:?}",
+        problems.len(),
+        &problems[..problems.len().min(5)]
+    );
+    eprintln!(
+        "checked {} pages, {} internal links, {} anchors",
+        stats.pages, stats.links, stats.anchors
+    );
+    assert_eq!(stats.pages, 37, "36 chapters + index.html");
+    assert!(stats.links > 2000, "{stats:?}");
+    assert!(offline_problems(&files).is_empty());
+    assert_eq!(site.command_sets, 576);
+    // Every command set has a Copy link button and its blocks Copy buttons.
+    let all: String = files
+        .iter()
+        .filter(|(p, _)| p.extension().is_some_and(|e| e == "html"))
+        .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    assert_eq!(all.matches("class=\"copy-link\"").count(), 576);
+    assert!(all.matches("class=\"copy-code\"").count() > 576 * 2);
+    // The search index names every command set.
+    let index = files
+        .iter()
+        .find(|(p, _)| p == Path::new("search-index.js"))
+        .unwrap();
+    let index = String::from_utf8_lossy(&index.1);
+    assert_eq!(index.matches("\"k\":\"set\"").count(), 576);
+}
+
+#[test]
+fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
+    let book = temp("atomic-book");
+    copy_dir(&common::fixture("books/mini"), &book);
+    copy_dir(&common::fixture("data"), &book.join("data"));
+    std::fs::write(
+        book.join("book.toml"),
+        "[book]\ntitle = \"Mini\"\nsrc = \"src\"\n\n[preprocessor.agentx]\ndata-dir = \"data\"\n",
+    )
+    .unwrap();
+    let out = temp("atomic-out");
+    let report = build(
+        &book,
+        &BuildOptions {
+            dest: Some(out.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(report.pages, 4);
+    let before = std::fs::read(out.join("mini.html")).unwrap();
+    // Break the data: the build fails, names the file and path, and leaves the site as it was.
+    let data = book.join("data/mini.json");
+    let text = std::fs::read_to_string(&data).unwrap().replacen(
+        "\"kv\": \"none\", \"job\"",
+        "\"kv\": \"disk\", \"job\"",
+        1,
+    );
+    std::fs::write(&data, text).unwrap();
+    let err = format!(
+        "{:#}",
+        build(
+            &book,
+            &BuildOptions {
+                dest: Some(out.clone()),
+                ..Default::default()
+            }
+        )
+        .unwrap_err()
+    );
+    assert!(
+        err.contains("src/mini.md:5:1: unknown page `Mini-Test`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("mini.json: cells[0].points[0].kv: unknown variant `disk`"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(out.join("mini.html")).unwrap(), before);
+    let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name().to_string_lossy().contains(&format!(
+                ".{}.tmp-",
+                out.file_name().unwrap().to_string_lossy()
+            ))
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "temporary directory left behind");
+    // A missing chapter file is named with its SUMMARY line.
+    std::fs::remove_file(book.join("src/plain.md")).unwrap();
+    let err = format!(
+        "{:#}",
+        build(
+            &book,
+            &BuildOptions {
+                dest: Some(out.clone()),
+                ..Default::default()
+            }
+        )
+        .unwrap_err()
+    );
+    assert!(
+        err.contains("SUMMARY.md:4: chapter `Plain` points to"),
+        "{err}"
+    );
+    // The output directory may not be the book itself.
+    let err = format!(
+        "{:#}",
+        build(
+            &book,
+            &BuildOptions {
+                dest: Some(book.clone()),
+                ..Default::default()
+            }
+        )
+        .unwrap_err()
+    );
+    assert!(err.contains("would overwrite the book"), "{err}");
+    std::fs::remove_dir_all(&book).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn user_templates_and_assets_override_defaults() {
+    let book = temp("override-book");
+    copy_dir(&common::fixture("books/mini"), &book);
+    copy_dir(&common::fixture("data"), &book.join("data"));
+    std::fs::write(
+        book.join("book.toml"),
+        "[book]\ntitle = \"Mini\"\nsrc = \"src\"\n\n[preprocessor.agentx]\ndata-dir = \"data\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(book.join("templates")).unwrap();
+    std::fs::create_dir_all(book.join("theme")).unwrap();
+    std::fs::write(
+        book.join("templates/toc.html"),
+        "<aside class=\"my-toc\">{{ toc | length }} headings</aside>",
+    )
+    .unwrap();
+    std::fs::write(book.join("theme/book.css"), "body { color: red }").unwrap();
+    std::fs::write(book.join("theme/extra.svg"), "<svg/>").unwrap();
+    let out = temp("override-out");
+    build(
+        &book,
+        &BuildOptions {
+            dest: Some(out.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let page = std::fs::read_to_string(out.join("mini.html")).unwrap();
+    assert!(
+        page.contains("<aside class=\"my-toc\">"),
+        "custom toc template used"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("theme/book.css")).unwrap(),
+        "body { color: red }"
+    );
+    assert!(out.join("theme/extra.svg").exists());
+    assert!(out.join("theme/book.js").exists(), "defaults still there");
+    // A broken template is reported by name.
+    std::fs::write(book.join("templates/page.html"), "{% if %}").unwrap();
+    let err = format!(
+        "{:#}",
+        build(
+            &book,
+            &BuildOptions {
+                dest: Some(out.clone()),
+                ..Default::default()
+            }
+        )
+        .unwrap_err()
+    );
+    assert!(err.contains("templates/page.html"), "{err}");
+    std::fs::remove_dir_all(&book).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn single_file_keeps_anchors_unique_and_links_inside() {
+    let html = single_file(&common::repo()).unwrap();
+    assert!(remote_assets(&html).is_empty());
+    assert!(!html.contains("<link rel=\"stylesheet\""));
+    assert!(html.contains("<style>"));
+    let files = vec![(PathBuf::from("book.html"), html.clone().into_bytes())];
+    let (stats, problems) = links::check(&files, &[]);
+    assert!(
+        problems.is_empty(),
+        "{:?}",
+        &problems[..problems.len().min(5)]
+    );
+    assert!(stats.anchors > 600, "{stats:?}");
+    // Each model page's section anchor survives, prefixed by its chapter.
+    assert!(html.contains("id=\"ch-models-muse-spark-open--agentic-long-context-deployment\""));
+    let hrefs = attribute_values(&html, "href");
+    assert!(
+        hrefs
+            .iter()
+            .all(|h| !h.ends_with(".md") && !h.contains(".html")),
+        "all links are in-page"
+    );
+}
+
+/// Snapshot of rendered HTML fragments: a command set of the fixture, as the
+/// builder renders it (heading with Copy link, status, notes, env, blocks).
+#[test]
+fn html_fragment_snapshots() {
+    let mut lib =
+        mdbook_agentx::preprocess::Library::load(&common::fixture(""), Path::new("data")).unwrap();
+    let page = &lib.page("Mini-Test").unwrap().decoded;
+    let set = page
+        .command_sets()
+        .find(|s| s.anchor == "mini-fp8-gb300-dynamo-agentic-disagg-0-c128-mooncake-dynamo")
+        .unwrap();
+    let md = mdbook_agentx::render::command_set_markdown(set);
+    let r = render(&md, Path::new("m/x.md"), &LinkMode::Pages);
+    insta::assert_snapshot!("html_command_set", r.html);
+    let out = mdbook_agentx::preprocess::expand_chapter(
+        "# M\n\n<<agentx page=\"Mini-Test\" hardware=\"gb300\">>\n",
+        Path::new("m.md"),
+        "m.md",
+        &mut lib,
+        mdbook_agentx::preprocess::OnError::Fail,
+    )
+    .unwrap();
+    let r = render(&out.content, Path::new("m.md"), &LinkMode::Pages);
+    insta::assert_snapshot!("html_section", r.html);
+}
