@@ -68,6 +68,36 @@ pub enum Command {
         #[arg(short = 'd', long = "dest-dir")]
         dest: Option<PathBuf>,
     },
+    /// Build, serve over HTTP with live reload, and rebuild on every change.
+    Serve {
+        /// Book directory (holding book.toml).
+        #[arg(default_value = ".")]
+        book_dir: PathBuf,
+        /// Address to listen on; anything but loopback is reachable from other machines.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Port (0 picks a free one).
+        #[arg(short, long, default_value_t = 3000)]
+        port: u16,
+        /// Open the site in a browser.
+        #[arg(long)]
+        open: bool,
+        /// Poll the files instead of using native change notification.
+        #[arg(long)]
+        poll: bool,
+    },
+    /// Rebuild the book into its output directory on every change (no server).
+    Watch {
+        /// Book directory (holding book.toml).
+        #[arg(default_value = ".")]
+        book_dir: PathBuf,
+        /// Output directory (default: [build] build-dir of book.toml).
+        #[arg(short = 'd', long = "dest-dir")]
+        dest: Option<PathBuf>,
+        /// Poll the files instead of using native change notification.
+        #[arg(long)]
+        poll: bool,
+    },
     /// Export the book for reading without a network.
     #[command(group(clap::ArgGroup::new("target").required(true).args(["offline", "single_file"])))]
     Export {
@@ -180,6 +210,32 @@ pub fn run(cli: Cli) -> Result<i32> {
                 },
             )?;
             print_report("built", &report);
+            Ok(0)
+        }
+        Some(Command::Serve {
+            book_dir,
+            bind,
+            port,
+            open,
+            poll,
+        }) => {
+            crate::serve::serve(
+                &book_dir,
+                &crate::serve::ServeOptions {
+                    bind,
+                    port,
+                    open,
+                    watch: watch_mode(poll),
+                },
+            )?;
+            Ok(0)
+        }
+        Some(Command::Watch {
+            book_dir,
+            dest,
+            poll,
+        }) => {
+            crate::serve::watch(&book_dir, dest, watch_mode(poll))?;
             Ok(0)
         }
         Some(Command::Export {
@@ -351,6 +407,14 @@ pub fn command_set_json(page: &str, s: &CommandSet) -> serde_json::Value {
         "notes": s.notes.iter().map(|n| json!({"id": n.id(), "text": n.text()})).collect::<Vec<_>>(),
         "image": {"name": s.image.image, "status": s.image.status, "commit": s.image.commit},
     })
+}
+
+fn watch_mode(poll: bool) -> crate::serve::WatchMode {
+    if poll {
+        crate::serve::WatchMode::Poll
+    } else {
+        crate::serve::WatchMode::Native
+    }
 }
 
 fn print_report(what: &str, r: &crate::site::BuildReport) {

@@ -10,6 +10,7 @@ pub mod decode;
 pub mod directive;
 pub mod preprocess;
 pub mod render;
+pub mod serve;
 pub mod shell;
 pub mod site;
 pub mod stats;

@@ -82,11 +82,12 @@ pub struct PageEntry {
 #[derive(Debug, Default)]
 pub struct Library {
     root: PathBuf,
+    dir: PathBuf,
     /// Page name → data file.
     by_page: BTreeMap<String, PathBuf>,
     entries: HashMap<PathBuf, PageEntry>,
     /// Data files that failed to load, with their messages.
-    pub failures: Vec<String>,
+    failed: BTreeMap<PathBuf, String>,
 }
 
 impl Library {
@@ -95,6 +96,7 @@ impl Library {
         let dir = root.join(data_dir);
         let mut lib = Library {
             root: root.to_path_buf(),
+            dir: dir.clone(),
             ..Library::default()
         };
         if !dir.is_dir() {
@@ -105,24 +107,68 @@ impl Library {
             );
         }
         for path in data::data_files_in(&dir)? {
-            match load_entry(&path) {
-                Ok(entry) => {
-                    let model = entry.decoded.model.clone();
-                    if let Some(other) = lib.by_page.get(&model) {
-                        lib.failures.push(format!(
+            lib.insert(path);
+        }
+        Ok(lib)
+    }
+
+    /// Messages of the data files that failed to load.
+    pub fn failures(&self) -> Vec<String> {
+        self.failed.values().cloned().collect()
+    }
+
+    /// Whether a path is a data file this library reads.
+    pub fn is_data_file(&self, path: &Path) -> bool {
+        path.starts_with(&self.dir) && data::is_data_file(path)
+    }
+
+    fn insert(&mut self, path: PathBuf) {
+        match load_entry(&path) {
+            Ok(entry) => {
+                let model = entry.decoded.model.clone();
+                if let Some(other) = self.by_page.get(&model) {
+                    self.failed.insert(
+                        path.clone(),
+                        format!(
                             "{}: page `{model}` is already defined by {}",
                             path.display(),
                             other.display()
-                        ));
-                        continue;
-                    }
-                    lib.by_page.insert(model, path.clone());
-                    lib.entries.insert(path, entry);
+                        ),
+                    );
+                    return;
                 }
-                Err(e) => lib.failures.push(format!("{e:#}")),
+                self.by_page.insert(model, path.clone());
+                self.entries.insert(path, entry);
+            }
+            Err(e) => {
+                self.failed.insert(path, format!("{e:#}"));
             }
         }
-        Ok(lib)
+    }
+
+    /// Re-reads changed data files (new, edited or deleted); others stay decoded.
+    pub fn reload(&mut self, changed: &[PathBuf]) {
+        for path in changed {
+            self.entries.remove(path);
+            self.failed.remove(path);
+            self.by_page.retain(|_, p| p != path);
+        }
+        for path in changed {
+            if path.is_file() && self.is_data_file(path) {
+                self.insert(path.clone());
+            }
+        }
+        // A file that clashed with a removed one may now load.
+        let retry: Vec<PathBuf> = self
+            .failed
+            .iter()
+            .filter(|(_, m)| m.contains("is already defined by"))
+            .map(|(p, _)| p.clone())
+            .collect();
+        for p in retry {
+            self.failed.remove(&p);
+            self.insert(p);
+        }
     }
 
     pub fn pages(&self) -> impl Iterator<Item = (&str, &PageEntry)> {
@@ -149,32 +195,38 @@ impl Library {
     fn unknown_page(&self, name: &str) -> String {
         let known: Vec<&str> = self.by_page.keys().map(String::as_str).collect();
         let mut msg = format!("unknown page `{name}`");
-        if let Some(best) = closest(name, &known) {
+        if !self.failed.is_empty() {
+            // The page is most likely in a file that did not load: say that first.
+            msg.push_str(&format!(
+                "; {} data file(s) failed to load and may define it: {}.",
+                self.failed.len(),
+                self.failures().join("; ")
+            ));
+        } else if let Some(best) = closest(name, &known) {
             msg.push_str(&format!("; did you mean `{best}`?"));
         }
         if known.is_empty() {
-            msg.push_str(". No data file loaded");
+            msg.push_str(" No data file loaded");
         } else {
             msg.push_str(&format!(" Known pages: {}", known.join(", ")));
-        }
-        if !self.failures.is_empty() {
-            msg.push_str(&format!(
-                ". {} data file(s) failed to load: {}",
-                self.failures.len(),
-                self.failures.join("; ")
-            ));
         }
         msg
     }
 }
 
 fn load_entry(path: &Path) -> Result<PageEntry> {
-    let loaded = data::load_file(path)?;
+    // Messages name the file as the user would type it, not by its absolute path.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let shown = path.strip_prefix(&cwd).unwrap_or(path);
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {}", shown.display()))?;
+    let mut loaded = data::parse_str(&text, shown)?;
+    loaded.path = path.to_path_buf();
     for key in &loaded.ignored {
-        eprintln!("warning: {}: ignored unknown key `{key}`", path.display());
+        eprintln!("warning: {}: ignored unknown key `{key}`", shown.display());
     }
     let decoded =
-        decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
+        decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", shown.display()))?;
     Ok(PageEntry { loaded, decoded })
 }
 
@@ -398,17 +450,21 @@ pub fn config_from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> Result<A
 }
 
 /// Expands directives in every chapter of an mdBook book, adding deployment chapters.
+///
+/// `lib` holds the decoded data: it is loaded on the first directive when
+/// empty, and kept by callers that rebuild (serve, watch).
 pub fn expand_book(
     book: &mut Book,
     root: &Path,
     src_dir: &Path,
     cfg: &AgentxConfig,
+    lib: &mut Option<Library>,
 ) -> Result<Vec<String>> {
-    let mut lib: Option<Library> = None;
     let mut warnings = Vec::new();
     let mut items = std::mem::take(&mut book.items);
-    expand_items(&mut items, root, src_dir, cfg, &mut lib, &mut warnings)?;
+    let result = expand_items(&mut items, root, src_dir, cfg, lib, &mut warnings);
     book.items = items;
+    result?;
     Ok(warnings)
 }
 
@@ -489,7 +545,7 @@ pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<()> 
         .context("cannot parse mdBook's [context, book] input")?;
     let cfg = config_from_mdbook(&ctx.config)?;
     let src = ctx.config.book.src.clone();
-    let warnings = expand_book(&mut book, &ctx.root, &src, &cfg)?;
+    let warnings = expand_book(&mut book, &ctx.root, &src, &cfg, &mut None)?;
     if !warnings.is_empty() {
         eprintln!(
             "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",

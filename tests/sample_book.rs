@@ -33,7 +33,7 @@ fn model_chapters() -> Vec<PathBuf> {
 #[test]
 fn sample_pages_counts() {
     let lib = sample_library();
-    assert!(lib.failures.is_empty(), "{:?}", lib.failures);
+    assert!(lib.failures().is_empty(), "{:?}", lib.failures());
     let mut names: Vec<&str> = lib.pages().map(|(n, _)| n).collect();
     names.sort();
     assert_eq!(

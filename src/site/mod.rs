@@ -3,14 +3,17 @@
 //! an embedded search index, and an atomic swap of the output directory.
 
 pub mod book;
+pub mod engine;
 pub mod export;
 pub mod highlight;
 pub mod links;
 pub mod markdown;
 pub mod theme;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -18,12 +21,53 @@ use mdbook_preprocessor::book::{Book, BookItem};
 use serde::Serialize;
 
 use self::book::BookDir;
-use self::markdown::{Heading, LinkMode};
+use self::markdown::{Heading, LinkMode, RenderedMarkdown};
 use self::theme::Theme;
 use crate::preprocess;
 
-/// A chapter's HTML page and its headings.
-type RenderedPage = (String, Vec<Heading>);
+/// Maps items on all cores, keeping order; the first error wins.
+fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<R> + Sync,
+) -> Result<Vec<R>> {
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(items.len());
+    if workers <= 1 {
+        return items.iter().map(&f).collect();
+    }
+    // Interleaved rather than chunked: neighbouring chapters differ a lot in
+    // size (a model page, then its heavy deployment pages).
+    let f = &f;
+    let results: Vec<Vec<(usize, Result<R>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                s.spawn(move || {
+                    (w..items.len())
+                        .step_by(workers)
+                        .map(|i| (i, f(&items[i])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("render threads do not panic"))
+            .collect()
+    });
+    let mut slots: Vec<Option<Result<R>>> = (0..items.len()).map(|_| None).collect();
+    for (i, r) in results.into_iter().flatten() {
+        slots[i] = Some(r);
+    }
+    slots
+        .into_iter()
+        .map(|r| r.expect("every item mapped"))
+        .collect()
+}
 
 /// What the build writes besides pages.
 pub const SEARCH_INDEX: &str = "search-index.js";
@@ -91,18 +135,37 @@ fn href(p: &Path) -> String {
     p.to_string_lossy().replace('\\', "/")
 }
 
+/// Rendered chapter bodies by a hash of (chapter path, Markdown): a rebuild
+/// re-renders only chapters whose Markdown changed.
+pub type BodyCache = HashMap<u64, Arc<RenderedMarkdown>>;
+
+fn body_key(page: &PageSource) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    page.path.hash(&mut h);
+    page.markdown.hash(&mut h);
+    h.finish()
+}
+
+/// The output of one render.
+pub struct Rendered {
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+    /// Chapters whose body was rendered (not taken from the cache).
+    pub rerendered: usize,
+}
+
 impl Site {
     /// Reads the book and runs the preprocessor on it.
     pub fn load(root: &Path) -> Result<Site> {
-        Site::from_dir(BookDir::open(root)?)
+        Site::expand(BookDir::open(root)?, &mut None)
     }
 
-    /// Reads the chapters of an opened book and runs the preprocessor on them.
-    pub fn from_dir(dir: BookDir) -> Result<Site> {
+    /// Reads the chapters of an opened book and runs the preprocessor on them,
+    /// with the data library `lib` (loaded on first use, then reused).
+    pub fn expand(dir: BookDir, lib: &mut Option<preprocess::Library>) -> Result<Site> {
         let root = dir.root.clone();
-        let root = root.as_path();
         let mut book = dir.load_book()?;
-        let warnings = preprocess::expand_book(&mut book, root, &dir.config.book.src, &dir.agentx)?;
+        let warnings =
+            preprocess::expand_book(&mut book, &root, &dir.config.book.src, &dir.agentx, lib)?;
         let command_sets = count_command_sets(&book);
         let mut pages = Vec::new();
         let mut sidebar = Vec::new();
@@ -122,20 +185,50 @@ impl Site {
         })
     }
 
-    /// Every output file (path relative to the site root → bytes).
+    /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
     pub fn render_files(&self, opts: &BuildOptions) -> Result<Vec<(PathBuf, Vec<u8>)>> {
         let theme = Theme::load(&self.dir.root)?;
-        let rendered = self.render_pages(&theme, opts)?;
+        Ok(self.render_with(&theme, &mut BodyCache::new(), opts)?.files)
+    }
+
+    /// Every output file, reusing cached chapter bodies.
+    pub fn render_with(
+        &self,
+        theme: &Theme,
+        bodies: &mut BodyCache,
+        opts: &BuildOptions,
+    ) -> Result<Rendered> {
+        let keys: Vec<u64> = self.pages.iter().map(body_key).collect();
+        let missing: Vec<usize> = (0..self.pages.len())
+            .filter(|i| !bodies.contains_key(&keys[*i]))
+            .collect();
+        let fresh = parallel_map(&missing, |&i| {
+            let page = &self.pages[i];
+            Ok(Arc::new(markdown::render(
+                &page.markdown,
+                &page.path,
+                &LinkMode::Pages,
+            )))
+        })?;
+        for (i, body) in missing.iter().zip(fresh) {
+            bodies.insert(keys[*i], body);
+        }
+        let used: HashSet<u64> = keys.iter().copied().collect();
+        bodies.retain(|k, _| used.contains(k));
+        let indices: Vec<usize> = (0..self.pages.len()).collect();
+        let rendered = parallel_map(&indices, |&i| {
+            self.render_page(i, &bodies[&keys[i]], theme, opts)
+        })?;
         let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         let mut index = Vec::new();
-        for (page, (html, headings)) in self.pages.iter().zip(&rendered) {
+        for (i, (page, html)) in self.pages.iter().zip(&rendered).enumerate() {
             let out = html_path(&page.path);
-            index.extend(search_entries(page, headings));
+            index.extend(search_entries(page, &bodies[&keys[i]].headings));
             files.push((out, html.clone().into_bytes()));
         }
         // The first chapter doubles as the front page, as in mdBook.
         if !self.pages.iter().any(|p| p.path == Path::new("index.md")) {
-            let first = &rendered[0].0;
+            let first = &rendered[0];
             if self.pages[0].path.parent() == Some(Path::new("")) {
                 files.push((PathBuf::from("index.html"), first.clone().into_bytes()));
             } else {
@@ -148,7 +241,7 @@ impl Site {
         }
         files.push((
             PathBuf::from("404.html"),
-            self.not_found(&theme, opts)?.into_bytes(),
+            self.not_found(theme, opts)?.into_bytes(),
         ));
         files.push((
             PathBuf::from(SEARCH_INDEX),
@@ -177,7 +270,10 @@ impl Site {
             files.push((extra.clone(), bytes));
         }
         files.extend(self.static_files()?);
-        Ok(files)
+        Ok(Rendered {
+            files,
+            rerendered: missing.len(),
+        })
     }
 
     fn stylesheets(&self) -> Vec<String> {
@@ -211,56 +307,14 @@ impl Site {
         v
     }
 
-    /// Renders every chapter (in parallel) into (HTML page, headings).
-    fn render_pages(
-        &self,
-        theme: &Theme,
-        opts: &BuildOptions,
-    ) -> Result<Vec<(String, Vec<Heading>)>> {
-        let workers = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .min(self.pages.len())
-            .max(1);
-        let chunk = self.pages.len().div_ceil(workers);
-        let results: Vec<Result<Vec<RenderedPage>>> = std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .pages
-                .chunks(chunk)
-                .enumerate()
-                .map(|(ci, pages)| {
-                    s.spawn(move || {
-                        pages
-                            .iter()
-                            .enumerate()
-                            .map(|(i, _)| self.render_page(ci * chunk + i, theme, opts))
-                            .collect::<Result<Vec<_>>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(anyhow!("a render thread panicked")))
-                })
-                .collect()
-        });
-        let mut out = Vec::with_capacity(self.pages.len());
-        for r in results {
-            out.extend(r?);
-        }
-        Ok(out)
-    }
-
     fn render_page(
         &self,
         i: usize,
+        body: &RenderedMarkdown,
         theme: &Theme,
         opts: &BuildOptions,
-    ) -> Result<(String, Vec<Heading>)> {
+    ) -> Result<String> {
         let page = &self.pages[i];
-        let rendered = markdown::render(&page.markdown, &page.path, &LinkMode::Pages);
         let depth = page.path.components().count().saturating_sub(1);
         let root = "../".repeat(depth);
         let current = href(&html_path(&page.path));
@@ -273,12 +327,12 @@ impl Site {
             })
             .collect();
         let link = |p: &PageSource| serde_json::json!({"title": p.title, "href": href(&html_path(&p.path))});
-        let toc: Vec<&Heading> = rendered
+        let toc: Vec<&Heading> = body
             .headings
             .iter()
             .filter(|h| (2..=3).contains(&h.level) && !h.is_set)
             .collect();
-        let title = rendered
+        let title = body
             .headings
             .iter()
             .find(|h| h.level == 1)
@@ -289,7 +343,7 @@ impl Site {
             "page",
             &serde_json::json!({
                 "title": title,
-                "content": rendered.html,
+                "content": body.html,
                 "path": current,
                 "number": page.number,
             }),
@@ -299,10 +353,9 @@ impl Site {
         ctx.insert("prev", &i.checked_sub(1).map(|j| link(&self.pages[j])));
         ctx.insert("next", &self.pages.get(i + 1).map(link));
         ctx.insert("inline_js", &opts.extra_script);
-        let html = theme
+        theme
             .render("page.html", &ctx)
-            .with_context(|| format!("rendering {}", page.path.display()))?;
-        Ok((html, rendered.headings))
+            .with_context(|| format!("rendering {}", page.path.display()))
     }
 
     fn base_context(&self, root: &str) -> tera::Context {
@@ -493,7 +546,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         .clone()
         .unwrap_or_else(|| root.join(&dir.config.build.build_dir));
     check_output_dir(root, &dir.src_dir(), &out_dir)?;
-    let site = Site::from_dir(dir)?;
+    let site = Site::expand(dir, &mut None)?;
     let files = site.render_files(opts)?;
     let bytes = files.iter().map(|(_, b)| b.len() as u64).sum();
     let count = files.len();

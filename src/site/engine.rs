@@ -1,0 +1,223 @@
+//! A long-lived builder for `serve` and `watch`: it keeps the decoded data,
+//! the theme and the rendered chapter bodies between rebuilds, so a change
+//! costs only what it touches.
+//!
+//! - a data file: only that file is re-read and decoded; chapters whose
+//!   Markdown did not change reuse their rendered body;
+//! - a template or theme file: the theme is reloaded, nothing is decoded and
+//!   no chapter body is re-rendered;
+//! - `book.toml`: everything is reloaded.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, anyhow};
+
+use super::book::BookDir;
+use super::theme::Theme;
+use super::{BodyCache, BuildOptions, Rendered, Site};
+use crate::preprocess::Library;
+
+/// What a changed path means for the next rebuild.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// `book.toml`: reload everything.
+    Config,
+    /// AgentX data files: re-decode these.
+    Data(Vec<PathBuf>),
+    /// `templates/` or `theme/`: reload the theme.
+    Theme,
+    /// Chapters, `SUMMARY.md` or static files under the source dir.
+    Content,
+}
+
+impl Change {
+    pub fn describe(&self, root: &Path) -> String {
+        let rel = |p: &PathBuf| p.strip_prefix(root).unwrap_or(p).display().to_string();
+        match self {
+            Change::Config => "book.toml".into(),
+            Change::Data(paths) => {
+                let v: Vec<String> = paths.iter().map(rel).collect();
+                format!("data {}", v.join(", "))
+            }
+            Change::Theme => "templates/theme".into(),
+            Change::Content => "chapters".into(),
+        }
+    }
+}
+
+/// Names editors give their temporary and backup files; never a reason to rebuild.
+pub fn is_editor_noise(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return true;
+    };
+    name.ends_with('~')
+        || name.ends_with(".swp")
+        || name.ends_with(".swx")
+        || name.ends_with(".swo")
+        || name.ends_with(".tmp")
+        || name.ends_with(".bck")
+        || name.starts_with(".#")
+        || name == "4913" // vim's probe file for write permission
+        || name.contains("___jb_tmp___")
+        || name.contains("___jb_old___")
+}
+
+/// The outcome of one rebuild.
+pub struct Rebuild {
+    pub site: Site,
+    pub rendered: Rendered,
+    pub elapsed: Duration,
+}
+
+pub struct Engine {
+    root: PathBuf,
+    dir: BookDir,
+    library: Option<Library>,
+    /// The theme, or why it failed to load (the next render reports it).
+    theme: Result<Theme, String>,
+    /// Why `book.toml` failed to load, until it is fixed.
+    config_error: Option<String>,
+    bodies: BodyCache,
+}
+
+impl Engine {
+    pub fn open(root: &Path) -> Result<Engine> {
+        // File events carry absolute paths; compare them with an absolute root.
+        let root = &std::fs::canonicalize(root)
+            .map_err(|e| anyhow!("cannot open book directory {}: {e}", root.display()))?;
+        let dir = BookDir::open(root)?;
+        Ok(Engine {
+            root: root.to_path_buf(),
+            theme: Theme::load(root).map_err(|e| format!("{e:#}")),
+            dir,
+            library: None,
+            config_error: None,
+            bodies: BodyCache::new(),
+        })
+    }
+
+    pub fn dir(&self) -> &BookDir {
+        &self.dir
+    }
+
+    /// Directories (recursive) and files (not) to watch.
+    pub fn watch_roots(&self) -> Vec<(PathBuf, bool)> {
+        let mut v = vec![(self.root.clone(), false)];
+        let src = self.dir.src_dir();
+        let data = self.root.join(&self.dir.agentx.data_dir);
+        v.push((src.clone(), true));
+        if !data.starts_with(&src) {
+            v.push((data, true));
+        }
+        for d in ["templates", "theme"] {
+            v.push((self.root.join(d), true));
+        }
+        v.retain(|(p, _)| p.exists());
+        v
+    }
+
+    /// Sorts changed paths into changes; paths that matter to no build are dropped.
+    pub fn classify(&self, paths: &[PathBuf]) -> Vec<Change> {
+        let mut out = Vec::new();
+        let mut data = Vec::new();
+        let src = self.dir.src_dir();
+        let data_dir = self.root.join(&self.dir.agentx.data_dir);
+        for p in paths {
+            if is_editor_noise(p) {
+                continue;
+            }
+            let change = if p == &self.root.join("book.toml") {
+                Change::Config
+            } else if p.starts_with(self.root.join("templates"))
+                || p.starts_with(self.root.join("theme"))
+            {
+                Change::Theme
+            } else if p.starts_with(&data_dir) {
+                if crate::data::is_data_file(p) {
+                    data.push(p.clone());
+                }
+                continue;
+            } else if p.starts_with(&src) {
+                Change::Content
+            } else {
+                continue;
+            };
+            if !out.contains(&change) {
+                out.push(change);
+            }
+        }
+        if !data.is_empty() {
+            data.sort();
+            data.dedup();
+            out.push(Change::Data(data));
+        }
+        if out.contains(&Change::Config) {
+            return vec![Change::Config];
+        }
+        out
+    }
+
+    /// Takes changes into account, then renders the whole site (from caches where possible).
+    pub fn rebuild(&mut self, changes: &[Change], opts: &BuildOptions) -> Result<Rebuild> {
+        let start = Instant::now();
+        for c in changes {
+            match c {
+                Change::Config => {
+                    match BookDir::open(&self.root) {
+                        Ok(dir) => {
+                            self.dir = dir;
+                            self.config_error = None;
+                        }
+                        Err(e) => self.config_error = Some(format!("{e:#}")),
+                    }
+                    self.library = None;
+                    self.theme = Theme::load(&self.root).map_err(|e| format!("{e:#}"));
+                    self.bodies.clear();
+                }
+                Change::Theme => {
+                    self.theme = Theme::load(&self.root).map_err(|e| format!("{e:#}"));
+                }
+                Change::Data(paths) => {
+                    if let Some(lib) = &mut self.library {
+                        lib.reload(paths);
+                    }
+                }
+                Change::Content => {}
+            }
+        }
+        if let Some(e) = &self.config_error {
+            return Err(anyhow!("{e}"));
+        }
+        let theme = self.theme.as_ref().map_err(|e| anyhow!("{e}"))?;
+        let site = Site::expand(self.dir.clone(), &mut self.library)?;
+        let rendered = site.render_with(theme, &mut self.bodies, opts)?;
+        Ok(Rebuild {
+            site,
+            rendered,
+            elapsed: start.elapsed(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn editor_noise() {
+        for n in [
+            "a.md~",
+            ".a.md.swp",
+            "4913",
+            ".#a.md",
+            "x.json___jb_tmp___",
+            "a.tmp",
+        ] {
+            assert!(is_editor_noise(Path::new(n)), "{n}");
+        }
+        for n in ["a.md", "x.json", "book.toml"] {
+            assert!(!is_editor_noise(Path::new(n)), "{n}");
+        }
+    }
+}
