@@ -245,7 +245,11 @@ fn watch_loop(
         WatchMode::Native => Box::new(notify::recommended_watcher(tx)?),
         WatchMode::Poll => Box::new(notify::PollWatcher::new(
             tx,
-            notify::Config::default().with_poll_interval(Duration::from_millis(300)),
+            // Contents, not only mtimes: an edit within the same timestamp tick
+            // that keeps the size would otherwise go unseen.
+            notify::Config::default()
+                .with_poll_interval(Duration::from_millis(300))
+                .with_compare_contents(true),
         )?),
     };
     let mut watched = Vec::new();
