@@ -119,13 +119,13 @@ fn events(port: u16) -> Receiver<(String, String)> {
                 name = n.to_string();
             } else if let Some(d) = line.strip_prefix("data: ") {
                 data.push_str(d);
-            } else if line.is_empty() && !name.is_empty() {
-                if tx
+            } else if line.is_empty()
+                && !name.is_empty()
+                && tx
                     .send((std::mem::take(&mut name), std::mem::take(&mut data)))
                     .is_err()
-                {
-                    return;
-                }
+            {
+                return;
             }
         }
     });
