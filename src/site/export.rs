@@ -197,6 +197,17 @@ pub fn single_file(root: &Path) -> Result<String> {
     let mut ctx = site.base_context("");
     ctx.insert("home", &format!("#{}", prefixes[&site.pages[0].path]));
     ctx.insert("stylesheets", &Vec::<String>::new());
+    // An inline icon: the single file must not point at a file beside it.
+    if let Some(svg) = theme.asset("favicon.svg") {
+        let svg = String::from_utf8_lossy(svg);
+        ctx.insert(
+            "favicon",
+            &format!(
+                "data:image/svg+xml,{}",
+                svg.replace('#', "%23").replace('"', "'").replace('\n', "")
+            ),
+        );
+    }
     ctx.insert("scripts", &Vec::<String>::new());
     ctx.insert("inline_css", &css);
     ctx.insert("inline_js", &js);

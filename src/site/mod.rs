@@ -370,6 +370,7 @@ impl Site {
             }),
         );
         ctx.insert("root", root);
+        ctx.insert("favicon", &format!("{root}theme/favicon.svg"));
         ctx.insert("home", "index.html");
         ctx.insert(
             "show_numbers",

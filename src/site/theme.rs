@@ -17,9 +17,10 @@ pub const TEMPLATES: [(&str, &str); 3] = [
 ];
 
 /// Default assets, written under `theme/`; a book overrides one by shipping `theme/<name>`.
-pub const ASSETS: [(&str, &[u8]); 2] = [
+pub const ASSETS: [(&str, &[u8]); 3] = [
     ("book.css", include_bytes!("../../theme/book.css")),
     ("book.js", include_bytes!("../../theme/book.js")),
+    ("favicon.svg", include_bytes!("../../theme/favicon.svg")),
 ];
 
 /// Name of the generated highlighting stylesheet (also overridable).

@@ -1,0 +1,559 @@
+//! Real-browser test: headless Chromium driven over WebDriver (Debian's
+//! `chromium` + `chromium-driver`), through a minimal WebDriver client written
+//! here on std's TcpStream.
+//!
+//! Over the exported sample book, from `file://` and from `serve`: every page
+//! loads without console errors, every internal link and anchor resolves,
+//! every Copy button copies exactly its block, every Copy link gives the
+//! command set's URL, and such a URL opened in a fresh tab lands on and
+//! highlights that command set. Then an edit to a data file under `serve`
+//! reloads the open page. Prints the counts and saves a screenshot.
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mdbook_agentx::decode::{CommandSet, env_exports};
+use mdbook_agentx::preprocess::Library;
+use serde_json::{Value, json};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+fn chromedriver() -> Option<PathBuf> {
+    let found = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists());
+    if found.is_none() || !Path::new(CHROMIUM).exists() {
+        if std::env::var_os("AGENTX_REQUIRE_BROWSER").is_some() {
+            panic!(
+                "chromium and chromium-driver are required here (AGENTX_REQUIRE_BROWSER is set)"
+            );
+        }
+        eprintln!(
+            "SKIPPED: chromium / chromedriver not installed (apt-get install chromium chromium-driver)"
+        );
+        return None;
+    }
+    found
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One HTTP/1.1 exchange with chromedriver. The body is read by its length:
+/// chromedriver may keep the connection open.
+fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> Value {
+    let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    write!(
+        &s,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s);
+    let mut length: Option<usize> = None;
+    let mut chunked = false;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let l = line.trim_end().to_ascii_lowercase();
+        if l.is_empty() {
+            break;
+        }
+        if let Some(v) = l.strip_prefix("content-length:") {
+            length = v.trim().parse().ok();
+        }
+        if l.starts_with("transfer-encoding:") && l.contains("chunked") {
+            chunked = true;
+        }
+    }
+    let mut payload = Vec::new();
+    if chunked {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).unwrap();
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            let mut chunk = vec![0; n + 2];
+            reader.read_exact(&mut chunk).unwrap();
+            payload.extend_from_slice(&chunk[..n]);
+        }
+    } else if let Some(n) = length {
+        payload.resize(n, 0);
+        reader.read_exact(&mut payload).unwrap();
+    } else {
+        reader.read_to_end(&mut payload).unwrap();
+    }
+    let payload = String::from_utf8_lossy(&payload);
+    serde_json::from_str(&payload).unwrap_or_else(|e| panic!("{method} {path}: {e}: {payload}"))
+}
+
+struct Driver {
+    child: Child,
+    port: u16,
+    session: String,
+    profile: PathBuf,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = std::panic::catch_unwind(|| {
+            http(
+                self.port,
+                "DELETE",
+                &format!("/session/{}", self.session),
+                None,
+            )
+        });
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+impl Driver {
+    fn start(driver: &Path, tag: &str) -> Driver {
+        let port = free_port();
+        let child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let profile =
+            std::env::temp_dir().join(format!("agentx-chrome-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&profile);
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                         "--disable-component-update", "--disable-sync", "--no-first-run",
+                         "--disable-quic", "--window-size=1280,900",
+                         format!("--user-data-dir={}", profile.display())]
+            },
+            "goog:loggingPrefs": {"browser": "ALL"}
+        }}});
+        let r = http(port, "POST", "/session", Some(&caps));
+        let session = r["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {r}"))
+            .to_string();
+        Driver {
+            child,
+            port,
+            session,
+            profile,
+        }
+    }
+
+    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let r = http(
+            self.port,
+            method,
+            &format!("/session/{}{path}", self.session),
+            body.as_ref(),
+        );
+        if let Some(err) = r["value"].get("error") {
+            panic!(
+                "WebDriver {method} {path}: {err}: {}",
+                r["value"]["message"]
+            );
+        }
+        r["value"].clone()
+    }
+
+    fn goto(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    fn exec(&self, script: &str, args: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": args })),
+        )
+    }
+
+    /// Console entries at level SEVERE since the last call.
+    fn console_errors(&self) -> Vec<String> {
+        let v = self.cmd("POST", "/se/log", Some(json!({"type": "browser"})));
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
+
+    fn screenshot(&self, to: &Path) {
+        let b64 = self.cmd("GET", "/screenshot", None);
+        let bytes = base64_decode(b64.as_str().unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, bytes).unwrap();
+    }
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let table = |c: u8| -> Option<u32> {
+        match c {
+            b'A'..=b'Z' => Some((c - b'A') as u32),
+            b'a'..=b'z' => Some((c - b'a' + 26) as u32),
+            b'0'..=b'9' => Some((c - b'0' + 52) as u32),
+            b'+' => Some(62),
+            b'/' => Some(63),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in s.bytes() {
+        let Some(v) = table(c) else { continue };
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    out
+}
+
+/// What a page looks like from inside the browser.
+const COLLECT: &str = r##"
+var ids = Array.from(document.querySelectorAll("[id]")).map(function (e) { return e.id; });
+var links = Array.from(document.querySelectorAll("a[href]")).map(function (a) { return a.href; });
+var copies = [], anchor = null;
+var nodes = document.querySelectorAll("h3.agentx-set, button.copy-code, button.copy-link");
+for (var i = 0; i < nodes.length; i++) {
+  var n = nodes[i];
+  if (n.tagName === "H3") { anchor = n.id; continue; }
+  window.__agentxLastCopy = null;
+  n.click();
+  copies.push({ anchor: anchor, kind: n.classList.contains("copy-link") ? "link" : "code", text: window.__agentxLastCopy });
+}
+return { ids: ids, links: links, copies: copies, href: location.href.split("#")[0] };
+"##;
+
+/// The blocks a command set shows, in page order, as decoded (not as rendered).
+fn expected_blocks(set: &CommandSet) -> Vec<String> {
+    let mut v = Vec::new();
+    if !set.placeholders.is_empty() {
+        v.push(env_exports(&set.placeholders).trim_end().to_string());
+    }
+    for p in &set.processes {
+        v.push(p.command.clone());
+        for f in &p.files {
+            v.push(f.content.trim_end().to_string());
+        }
+    }
+    for f in &set.loose_files {
+        v.push(f.content.trim_end().to_string());
+    }
+    v
+}
+
+#[derive(Default, Debug)]
+struct Counts {
+    pages: usize,
+    links: usize,
+    command_sets: usize,
+    copies: usize,
+    fresh_tabs: usize,
+}
+
+/// Visits every page of `pages` under `base` (a `file://` or `http://` URL).
+fn check_site(
+    d: &Driver,
+    base: &str,
+    pages: &[String],
+    expected: &HashMap<String, Vec<String>>,
+    shot: Option<&Path>,
+) -> Counts {
+    let mut counts = Counts::default();
+    let mut ids_by_page: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut all_links: Vec<(String, String)> = Vec::new();
+    let mut links_to_open: Vec<(String, String)> = Vec::new();
+    d.console_errors();
+    for page in pages {
+        let url = format!("{base}{page}");
+        d.goto(&url);
+        let errors = d.console_errors();
+        assert!(errors.is_empty(), "{url}: console errors: {errors:?}");
+        let r = d.exec(COLLECT, json!([]));
+        let href = r["href"].as_str().unwrap().to_string();
+        ids_by_page.insert(
+            href.clone(),
+            r["ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect(),
+        );
+        for l in r["links"].as_array().unwrap() {
+            all_links.push((url.clone(), l.as_str().unwrap().to_string()));
+        }
+        let mut by_set: HashMap<String, Vec<String>> = HashMap::new();
+        let mut order: Vec<String> = Vec::new();
+        for c in r["copies"].as_array().unwrap() {
+            let anchor = c["anchor"].as_str().unwrap_or("").to_string();
+            let text = c["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{url}: a button copied nothing"))
+                .to_string();
+            counts.copies += 1;
+            if c["kind"] == "link" {
+                assert_eq!(
+                    text,
+                    format!("{href}#{anchor}"),
+                    "{url}: Copy link of {anchor}"
+                );
+                order.push(anchor.clone());
+                links_to_open.push((anchor.clone(), text));
+            } else if !anchor.is_empty() {
+                by_set.entry(anchor).or_default().push(text);
+            }
+        }
+        for anchor in &order {
+            let want = expected
+                .get(anchor)
+                .unwrap_or_else(|| panic!("{url}: unknown command set {anchor}"));
+            let got = by_set.get(anchor).cloned().unwrap_or_default();
+            assert_eq!(
+                &got, want,
+                "{url}#{anchor}: copied text differs from the decoded command set"
+            );
+            counts.command_sets += 1;
+        }
+        counts.pages += 1;
+        if let (Some(shot), true) = (shot, page.ends_with("models/muse-spark-open.html")) {
+            d.screenshot(shot);
+        }
+    }
+    // Every internal link and anchor resolves.
+    for (from, link) in &all_links {
+        if !link.starts_with(base) {
+            continue; // another site
+        }
+        counts.links += 1;
+        let (target, frag) = link.split_once('#').unwrap_or((link, ""));
+        let target = if target.ends_with('/') {
+            format!("{target}index.html")
+        } else {
+            target.to_string()
+        };
+        let ids = ids_by_page.get(&target).unwrap_or_else(|| {
+            panic!("{from}: link {link} goes to a page that was not visited or does not exist")
+        });
+        if !frag.is_empty() {
+            assert!(ids.contains(frag), "{from}: link {link}: no id `{frag}`");
+        }
+    }
+    // A Copy link URL opened in a fresh tab lands on and highlights its command set:
+    // the first and last command set of every page.
+    let main = d.cmd("GET", "/window", None).as_str().unwrap().to_string();
+    let mut sample: Vec<&(String, String)> = Vec::new();
+    let mut by_page: HashMap<&str, Vec<&(String, String)>> = HashMap::new();
+    for l in &links_to_open {
+        by_page
+            .entry(l.1.split('#').next().unwrap())
+            .or_default()
+            .push(l);
+    }
+    let mut pages_sorted: Vec<_> = by_page.into_iter().collect();
+    pages_sorted.sort_by_key(|(p, _)| p.to_string());
+    for (_, v) in pages_sorted {
+        sample.push(v[0]);
+        if v.len() > 1 {
+            sample.push(v[v.len() - 1]);
+        }
+    }
+    for (anchor, url) in sample {
+        let tab = d.cmd("POST", "/window/new", Some(json!({"type": "tab"})));
+        let handle = tab["handle"].as_str().unwrap().to_string();
+        d.cmd("POST", "/window", Some(json!({ "handle": handle })));
+        d.goto(url);
+        let r = d.exec(
+            "var e = document.getElementById(arguments[0]); if (!e) return null; var b = e.getBoundingClientRect(); \
+             return { targeted: e.classList.contains('targeted'), top: b.top, height: window.innerHeight, \
+                      follow: e.nextElementSibling && e.nextElementSibling.classList.contains('targeted') };",
+            json!([anchor]),
+        );
+        assert!(!r.is_null(), "{url}: no element {anchor}");
+        assert_eq!(r["targeted"], true, "{url}: not highlighted");
+        assert_eq!(
+            r["follow"], true,
+            "{url}: the set's body is not highlighted"
+        );
+        let top = r["top"].as_f64().unwrap();
+        assert!(
+            top >= -1.0 && top < r["height"].as_f64().unwrap(),
+            "{url}: not scrolled into view (top {top})"
+        );
+        d.cmd("DELETE", "/window", None);
+        d.cmd("POST", "/window", Some(json!({ "handle": main })));
+        counts.fresh_tabs += 1;
+    }
+    counts
+}
+
+fn pages_of(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = mdbook_agentx::site::links::read_site(dir)
+        .unwrap()
+        .into_iter()
+        .map(|(p, _)| p.to_string_lossy().replace('\\', "/"))
+        .filter(|p| p.ends_with(".html") && p != "404.html")
+        .collect();
+    v.sort();
+    v
+}
+
+fn expected_by_anchor() -> HashMap<String, Vec<String>> {
+    let lib = Library::load(&common::repo(), Path::new("content/agentx")).unwrap();
+    lib.pages()
+        .flat_map(|(_, e)| {
+            e.decoded
+                .command_sets()
+                .map(|s| (s.anchor.clone(), expected_blocks(s)))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+struct Serve(Child, PathBuf);
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+        let _ = std::fs::remove_dir_all(&self.1);
+    }
+}
+
+#[test]
+fn browser_file_and_serve() {
+    let Some(driver) = chromedriver() else { return };
+    let expected = expected_by_anchor();
+    let out = std::env::temp_dir().join(format!("agentx-browser-export-{}", std::process::id()));
+    mdbook_agentx::site::export::export_offline(&common::repo(), &out).unwrap();
+    let pages = pages_of(&out);
+    let shot = common::repo().join("target/browser-test/muse-spark-open.png");
+    let d = Driver::start(&driver, "file");
+
+    let base = format!("file://{}/", out.display());
+    let c = check_site(&d, &base, &pages, &expected, Some(&shot));
+    eprintln!(
+        "file://: {} pages, {} internal links, {} command sets ({} copy buttons), {} links opened in fresh tabs; screenshot {}",
+        c.pages,
+        c.links,
+        c.command_sets,
+        c.copies,
+        c.fresh_tabs,
+        shot.display()
+    );
+    assert_eq!(c.command_sets, 576);
+    assert_eq!(c.pages, 37);
+
+    // The same over HTTP from `serve`, on a copy of the book so it can be edited.
+    let book = std::env::temp_dir().join(format!("agentx-browser-book-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&book);
+    std::fs::create_dir_all(&book).unwrap();
+    std::fs::copy(common::repo().join("book.toml"), book.join("book.toml")).unwrap();
+    copy_dir(&common::repo().join("content"), &book.join("content"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
+        .arg("serve")
+        .arg(&book)
+        .args(["--port", "0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let port: u16 = loop {
+        let line = lines.next().expect("serve output").unwrap();
+        if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+            break rest.split('/').next().unwrap().parse().unwrap();
+        }
+    };
+    std::thread::spawn(move || for _ in lines.map_while(Result::ok) {});
+    let _server = Serve(child, book.clone());
+    let base = format!("http://127.0.0.1:{port}/");
+    let c = check_site(&d, &base, &pages, &expected, None);
+    eprintln!(
+        "serve (http://): {} pages, {} internal links, {} command sets ({} copy buttons), {} links opened in fresh tabs",
+        c.pages, c.links, c.command_sets, c.copies, c.fresh_tabs
+    );
+    assert_eq!(c.command_sets, 576);
+
+    // Live reload: an open page reloads after a data edit and shows the new command.
+    let page =
+        format!("{base}models/muse-spark-open/musespark-fp4-b200-sglang-agentic-dflash-0.html");
+    d.goto(&page);
+    d.exec("window.__notReloaded = true;", json!([]));
+    std::thread::sleep(Duration::from_millis(300)); // let the event stream connect
+    let data = book.join("content/agentx/muse-spark-open.json");
+    let text = std::fs::read_to_string(&data).unwrap();
+    let edited = text.replacen(
+        "RadixArk/Muse-Spark-Open-DFlash2",
+        "RadixArk/Muse-Spark-Open-DFlash3",
+        4,
+    );
+    assert_ne!(text, edited);
+    std::fs::write(&data, edited).unwrap();
+    let t = Instant::now();
+    loop {
+        let r = d.exec(
+            "return { fresh: window.__notReloaded !== true, has: document.body.textContent.indexOf('Muse-Spark-Open-DFlash3') >= 0 };",
+            json!([]),
+        );
+        if r["fresh"] == true && r["has"] == true {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "the page did not reload after the edit"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!(
+        "live reload: page reloaded with the edit {} ms after the write",
+        t.elapsed().as_millis()
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
