@@ -111,6 +111,21 @@ pub enum Command {
         #[arg(long, value_name = "OUT.html")]
         single_file: Option<PathBuf>,
     },
+    /// Check the book: every command line against its image's flag registry,
+    /// KV tiers against each image, and every internal link and anchor.
+    ///
+    /// Exit code 0 only when all checks pass.
+    Check {
+        /// Book directory (holding book.toml).
+        #[arg(default_value = ".")]
+        book_dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+        /// List every warning instead of grouping them.
+        #[arg(short, long)]
+        verbose: bool,
+    },
     /// Count lanes, deployments, points, hardware and command sets per page.
     Stats {
         /// Data files or directories holding them.
@@ -120,6 +135,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -201,6 +222,24 @@ pub fn run(cli: Cli) -> Result<i32> {
             decode_cmd(&files, json, &filter)
         }
         Some(Command::Stats { paths, json }) => stats_cmd(&paths, json),
+        Some(Command::Check {
+            book_dir,
+            format,
+            verbose,
+        }) => {
+            let report = crate::check::run(&book_dir)?;
+            let mut out = std::io::stdout().lock();
+            match format {
+                OutputFormat::Text => write!(out, "{}", report.text(verbose))?,
+                OutputFormat::Json => {
+                    let mut v = serde_json::to_value(&report)?;
+                    v["ok"] = serde_json::Value::Bool(report.ok());
+                    serde_json::to_writer_pretty(&mut out, &v)?;
+                    writeln!(out)?;
+                }
+            }
+            Ok(if report.ok() { 0 } else { 1 })
+        }
         Some(Command::Build { book_dir, dest }) => {
             let report = crate::site::build(
                 &book_dir,
