@@ -192,7 +192,7 @@ fn choice_matches(value: &str, choice: &Value) -> bool {
         Value::String(s) => s == value,
         Value::Number(n) => value.parse::<f64>().ok() == n.as_f64(),
         Value::Bool(b) => value.eq_ignore_ascii_case(&b.to_string()),
-        other => other.to_string() == value,
+        other => other.to_string().as_str() == value,
     }
 }
 
