@@ -126,7 +126,26 @@ pub enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
-    /// Count lanes, deployments, points, hardware and command sets per page.
+    /// Compare the command sets of two builds, per page: identical, added,
+    /// removed and changed (a Markdown table for a pull-request description).
+    ///
+    /// OLD and NEW are each a manifest (agentx-manifest.json), a built site
+    /// directory, or a git ref of the book (built in a scratch copy).
+    Diff {
+        old: String,
+        new: String,
+        /// The book, for git refs.
+        #[arg(long, default_value = ".")]
+        book: PathBuf,
+        /// Also list every added, removed and changed command set, with a unified diff.
+        #[arg(short, long)]
+        verbose: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+    },
+    /// Count lanes, deployments, points, hardware and command sets per page
+    /// (of data files, directories of them, or a book directory).
     Stats {
         /// Data files or directories holding them.
         #[arg(required = true)]
@@ -222,6 +241,27 @@ pub fn run(cli: Cli) -> Result<i32> {
             decode_cmd(&files, json, &filter)
         }
         Some(Command::Stats { paths, json }) => stats_cmd(&paths, json),
+        Some(Command::Diff {
+            old,
+            new,
+            book,
+            verbose,
+            format,
+        }) => {
+            let a = crate::diff::load_side(&old, &book)?;
+            let b = crate::diff::load_side(&new, &book)?;
+            let d = crate::diff::diff(&a, &b);
+            let mut out = std::io::stdout().lock();
+            match format {
+                OutputFormat::Text if verbose => write!(out, "{}", d.verbose(&a, &b))?,
+                OutputFormat::Text => write!(out, "{}", d.table())?,
+                OutputFormat::Json => {
+                    serde_json::to_writer_pretty(&mut out, &d)?;
+                    writeln!(out)?;
+                }
+            }
+            Ok(0)
+        }
         Some(Command::Check {
             book_dir,
             format,
@@ -474,7 +514,11 @@ fn print_report(what: &str, r: &crate::site::BuildReport) {
 fn stats_cmd(paths: &[PathBuf], json: bool) -> Result<i32> {
     let mut files = Vec::new();
     for p in paths {
-        if p.is_dir() {
+        if p.join("book.toml").is_file() {
+            // A book: its data directory.
+            let dir = crate::site::book::BookDir::open(p)?;
+            files.extend(data::data_files_in(&p.join(&dir.agentx.data_dir))?);
+        } else if p.is_dir() {
             files.extend(data::data_files_in(p)?);
         } else {
             files.push(p.clone());

@@ -8,6 +8,7 @@ pub mod check;
 pub mod cli;
 pub mod data;
 pub mod decode;
+pub mod diff;
 pub mod directive;
 pub mod preprocess;
 pub mod render;

@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use crate::data::{self, Loaded};
 use crate::decode::{self, DecodedPage};
+use crate::diff::ManifestEntry;
 use crate::directive::{self, Found, Occurrence};
 use crate::render::{self, SECTION_ANCHOR, SectionOptions};
 
@@ -40,6 +41,9 @@ pub struct AgentxConfig {
     pub data_dir: PathBuf,
     #[serde(default)]
     pub on_error: OnError,
+    /// Flag registries for `check` (`[preprocessor.agentx.registries]`).
+    #[serde(default)]
+    pub registries: Option<toml::Value>,
     // mdBook's own keys for every preprocessor table; read by mdBook, not by us.
     #[serde(default)]
     pub command: Option<toml::Value>,
@@ -62,6 +66,7 @@ impl Default for AgentxConfig {
         AgentxConfig {
             data_dir: default_data_dir(),
             on_error: OnError::Fail,
+            registries: None,
             command: None,
             renderers: None,
             before: None,
@@ -264,6 +269,8 @@ pub struct Expanded {
     pub subchapters: Vec<(PathBuf, String, String)>,
     /// Problems left visible in the page (`on-error = "warn"`).
     pub warnings: Vec<String>,
+    /// Every command set the chapter now shows.
+    pub manifest: Vec<ManifestEntry>,
 }
 
 /// Expands every directive of one chapter.
@@ -320,8 +327,9 @@ pub fn expand_chapter(
             &mut used_anchors,
         );
         match result {
-            Ok((markdown, subs)) => {
+            Ok((markdown, subs, sets)) => {
                 replacements.push((occ, markdown));
+                out.manifest.extend(sets);
                 for s in subs {
                     if !out.subchapters.iter().any(|(p, _, _)| *p == s.0) {
                         out.subchapters.push(s);
@@ -366,6 +374,7 @@ fn fail_or_warn(
 }
 
 type SubChapters = Vec<(PathBuf, String, String)>;
+type ExpandedDirective = (String, SubChapters, Vec<ManifestEntry>);
 
 fn expand_one(
     d: &directive::Directive,
@@ -374,7 +383,7 @@ fn expand_one(
     chapter_file: &str,
     chapter_dir: &Path,
     used_anchors: &mut Vec<String>,
-) -> Result<(String, SubChapters)> {
+) -> Result<ExpandedDirective> {
     let entry = match (&d.data, &d.page) {
         (Some(file), page) => {
             let e = lib.by_file(file)?;
@@ -438,7 +447,12 @@ fn expand_one(
         .into_iter()
         .map(|s| (chapter_dir.join(&s.rel_path), s.name, s.markdown))
         .collect();
-    Ok((section.markdown, subs))
+    let sets = deployments
+        .iter()
+        .flat_map(|d| d.command_sets.iter())
+        .map(|s| ManifestEntry::of(&page.model, s))
+        .collect();
+    Ok((section.markdown, subs, sets))
 }
 
 /// Reads `[preprocessor.agentx]` from mdBook's config.
@@ -447,6 +461,15 @@ pub fn config_from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> Result<A
         .get::<AgentxConfig>("preprocessor.agentx")
         .context("invalid [preprocessor.agentx] in book.toml")?
         .unwrap_or_default())
+}
+
+/// What expanding a book produced besides the new chapters.
+#[derive(Debug, Clone, Default)]
+pub struct Expansion {
+    /// Directives left unexpanded (`on-error = "warn"`).
+    pub warnings: Vec<String>,
+    /// Every command set the book shows.
+    pub manifest: Vec<ManifestEntry>,
 }
 
 /// Expands directives in every chapter of an mdBook book, adding deployment chapters.
@@ -459,13 +482,13 @@ pub fn expand_book(
     src_dir: &Path,
     cfg: &AgentxConfig,
     lib: &mut Option<Library>,
-) -> Result<Vec<String>> {
-    let mut warnings = Vec::new();
+) -> Result<Expansion> {
+    let mut expansion = Expansion::default();
     let mut items = std::mem::take(&mut book.items);
-    let result = expand_items(&mut items, root, src_dir, cfg, lib, &mut warnings);
+    let result = expand_items(&mut items, root, src_dir, cfg, lib, &mut expansion);
     book.items = items;
     result?;
-    Ok(warnings)
+    Ok(expansion)
 }
 
 fn expand_items(
@@ -474,7 +497,7 @@ fn expand_items(
     src_dir: &Path,
     cfg: &AgentxConfig,
     lib: &mut Option<Library>,
-    warnings: &mut Vec<String>,
+    expansion: &mut Expansion,
 ) -> Result<()> {
     for item in items.iter_mut() {
         let BookItem::Chapter(ch) = item else {
@@ -491,7 +514,8 @@ fn expand_items(
             let display = src_dir.join(&source).display().to_string();
             let expanded = expand_chapter(&ch.content, &path, &display, library, cfg.on_error)?;
             ch.content = expanded.content;
-            warnings.extend(expanded.warnings);
+            expansion.warnings.extend(expanded.warnings);
+            expansion.manifest.extend(expanded.manifest);
             let mut parent_names = ch.parent_names.clone();
             parent_names.push(ch.name.clone());
             let base_len = ch.sub_items.len() as u32;
@@ -512,7 +536,7 @@ fn expand_items(
                 }));
             }
         }
-        expand_items(&mut ch.sub_items, root, src_dir, cfg, lib, warnings)?;
+        expand_items(&mut ch.sub_items, root, src_dir, cfg, lib, expansion)?;
     }
     Ok(())
 }
@@ -545,7 +569,7 @@ pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<()> 
         .context("cannot parse mdBook's [context, book] input")?;
     let cfg = config_from_mdbook(&ctx.config)?;
     let src = ctx.config.book.src.clone();
-    let warnings = expand_book(&mut book, &ctx.root, &src, &cfg, &mut None)?;
+    let warnings = expand_book(&mut book, &ctx.root, &src, &cfg, &mut None)?.warnings;
     if !warnings.is_empty() {
         eprintln!(
             "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",

@@ -147,7 +147,7 @@ default = {{ "sglang.launch_server" = "{}", "dynamo.sglang" = "{}", "sglang_rout
     let value: toml::Value = toml::from_str(&toml).unwrap();
     let mut registries = Registries::new(
         Path::new("/"),
-        RegistryConfig::from_toml(Some(&value)).unwrap(),
+        RegistryConfig::from_toml(value.get("registries")).unwrap(),
     )
     .unwrap();
     let report = check_library(&lib, &mut registries).unwrap();

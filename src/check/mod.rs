@@ -123,7 +123,7 @@ pub fn entrypoint_of(words: &[String]) -> Option<(String, &[String])> {
     Some((base.to_string(), &words[start + 1..]))
 }
 
-/// `[agentx.registries]` of `book.toml`.
+/// `[preprocessor.agentx.registries]` of `book.toml`.
 #[derive(Debug, Clone, Default)]
 pub struct RegistryConfig {
     /// Entry point → registry file, used when an image has none of its own.
@@ -135,21 +135,21 @@ pub struct RegistryConfig {
 }
 
 impl RegistryConfig {
-    /// Reads `[agentx.registries]` from the `[agentx]` table of `book.toml`.
-    pub fn from_toml(agentx: Option<&toml::Value>) -> Result<RegistryConfig> {
+    /// Reads the `registries` table (of `[preprocessor.agentx]`).
+    pub fn from_toml(registries: Option<&toml::Value>) -> Result<RegistryConfig> {
         let mut cfg = RegistryConfig::default();
-        let Some(table) = agentx.and_then(|a| a.get("registries")) else {
+        let Some(table) = registries else {
             return Ok(cfg);
         };
         let table = table
             .as_table()
-            .ok_or_else(|| anyhow!("[agentx.registries] must be a table"))?;
+            .ok_or_else(|| anyhow!("[preprocessor.agentx.registries] must be a table"))?;
         for (key, value) in table {
             match (key.as_str(), value) {
                 ("default", toml::Value::Table(t)) => {
                     for (ep, p) in t {
                         let p = p.as_str().ok_or_else(|| {
-                            anyhow!("[agentx.registries.default] `{ep}` must be a path string")
+                            anyhow!("[preprocessor.agentx.registries.default] `{ep}` must be a path string")
                         })?;
                         cfg.default.insert(ep.clone(), PathBuf::from(p));
                     }
@@ -161,14 +161,14 @@ impl RegistryConfig {
                     let mut m = BTreeMap::new();
                     for (ep, p) in t {
                         let p = p.as_str().ok_or_else(|| {
-                            anyhow!("[agentx.registries] \"{image}\".{ep} must be a path string")
+                            anyhow!("[preprocessor.agentx.registries] \"{image}\".{ep} must be a path string")
                         })?;
                         m.insert(ep.clone(), PathBuf::from(p));
                     }
                     cfg.images.insert(image.to_string(), m);
                 }
                 (k, _) => bail!(
-                    "[agentx.registries] `{k}`: expected a registry path, a table of entry point → path, or `default`"
+                    "[preprocessor.agentx.registries] `{k}`: expected a registry path, a table of entry point → path, or `default`"
                 ),
             }
         }
@@ -419,7 +419,7 @@ fn check_set(
             let image = set.image.image.clone();
             let Some(reg) = registries.for_image(&image, &entrypoint)? else {
                 let msg = format!(
-                    "image {image} · {entrypoint}: add a registry under [agentx.registries] in book.toml"
+                    "image {image} · {entrypoint}: add a registry under [preprocessor.agentx.registries] in book.toml"
                 );
                 if !report.unconfigured.contains(&msg) {
                     report.unconfigured.push(msg);
@@ -535,7 +535,7 @@ pub fn check_library(lib: &Library, registries: &mut Registries) -> Result<Check
 /// `check`: builds the book in memory and runs every check.
 pub fn run(root: &Path) -> Result<CheckReport> {
     let dir = BookDir::open(root)?;
-    let config = RegistryConfig::from_toml(dir.config.agentx.as_ref())?;
+    let config = RegistryConfig::from_toml(dir.agentx.registries.as_ref())?;
     let mut registries = Registries::new(root, config)?;
     let mut lib = Some(Library::load(root, &dir.agentx.data_dir)?);
     if let Some(l) = &lib

@@ -23,9 +23,6 @@ pub struct BookToml {
     pub preprocessor: BTreeMap<String, toml::Value>,
     #[serde(default)]
     pub output: OutputSection,
-    /// `[agentx]`: options of the standalone tools (registries for `check`).
-    #[serde(default)]
-    pub agentx: Option<toml::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

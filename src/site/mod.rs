@@ -124,6 +124,8 @@ pub struct Site {
     pub sidebar: Vec<SidebarItem>,
     pub command_sets: usize,
     pub warnings: Vec<String>,
+    /// Every command set the book shows.
+    pub manifest: Vec<crate::diff::ManifestEntry>,
 }
 
 /// `x.md` → `x.html`
@@ -164,7 +166,7 @@ impl Site {
     pub fn expand(dir: BookDir, lib: &mut Option<preprocess::Library>) -> Result<Site> {
         let root = dir.root.clone();
         let mut book = dir.load_book()?;
-        let warnings =
+        let expansion =
             preprocess::expand_book(&mut book, &root, &dir.config.book.src, &dir.agentx, lib)?;
         let command_sets = count_command_sets(&book);
         let mut pages = Vec::new();
@@ -181,7 +183,8 @@ impl Site {
             pages,
             sidebar,
             command_sets,
-            warnings,
+            warnings: expansion.warnings,
+            manifest: expansion.manifest,
         })
     }
 
@@ -270,10 +273,19 @@ impl Site {
             files.push((extra.clone(), bytes));
         }
         files.extend(self.static_files()?);
+        files.push((
+            PathBuf::from(crate::diff::MANIFEST),
+            self.manifest().to_json().into_bytes(),
+        ));
         Ok(Rendered {
             files,
             rerendered: missing.len(),
         })
+    }
+
+    /// The manifest of every command set the book shows.
+    pub fn manifest(&self) -> crate::diff::Manifest {
+        crate::diff::Manifest::new(self.manifest.clone())
     }
 
     fn stylesheets(&self) -> Vec<String> {

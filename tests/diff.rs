@@ -1,0 +1,169 @@
+//! `diff`: manifests of two versions of a data file, compared per page.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use mdbook_agentx::data::parse_str;
+use mdbook_agentx::decode::decode_page;
+use mdbook_agentx::diff::{Manifest, ManifestEntry, diff};
+
+fn manifest_of(text: &str) -> Manifest {
+    let loaded = parse_str(text, Path::new("mini.json")).unwrap();
+    let page = decode_page(&loaded.data).unwrap();
+    Manifest::new(
+        page.command_sets()
+            .map(|s| ManifestEntry::of(&page.model, s))
+            .collect(),
+    )
+}
+
+/// Version 2 of the fixture, changed by hand in three ways whose effect is
+/// counted below: one point's patch value, one point removed, one point added.
+fn version_two(v1: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(v1).unwrap();
+    // c4's SGLang patch: --max-running-requests 8 → 9 (its 3 tiers change).
+    v["cells"][0]["points"][1]["patch"]["sglang"][0]["args"]["--max-running-requests"] =
+        serde_json::json!(["9"]);
+    // c8/c16 removed: 2 routers × 3 tiers.
+    v["cells"][0]["points"].as_array_mut().unwrap().remove(2);
+    // c256 added to the disaggregated cell: 2 routers × 2 tiers.
+    v["cells"][1]["points"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"concs": [256], "item": 2, "kv": "mooncake"}));
+    serde_json::to_string_pretty(&v).unwrap()
+}
+
+#[test]
+fn counts_per_page() {
+    let v1 = common::read(&common::fixture("data/mini.json"));
+    let v2 = version_two(&v1);
+    let (a, b) = (manifest_of(&v1), manifest_of(&v2));
+    assert_eq!(a.command_sets.len(), 30);
+    assert_eq!(b.command_sets.len(), 28);
+    let d = diff(&a, &b);
+    assert_eq!(d.pages.len(), 1);
+    let p = &d.pages[0];
+    assert_eq!(
+        (p.identical, p.added.len(), p.removed.len(), p.changed.len()),
+        (21, 4, 6, 3)
+    );
+    assert_eq!(
+        p.changed,
+        [
+            "mini-fp8-h200-sglang-agentic-mtp-0-c4-hicache-sglang",
+            "mini-fp8-h200-sglang-agentic-mtp-0-c4-mooncake-sglang",
+            "mini-fp8-h200-sglang-agentic-mtp-0-c4-none-sglang",
+        ]
+    );
+    assert!(p.added.iter().all(|id| id.contains("-c256-")));
+    assert!(p.removed.iter().all(|id| id.contains("-c8-16-")));
+    assert_eq!(
+        d.table(),
+        "| Page | Identical | Added | Removed | Changed |\n|---|---:|---:|---:|---:|\n| Mini-Test | 21 | 4 | 6 | 3 |\n| **Total** | 21 | 4 | 6 | 3 |\n"
+    );
+    let verbose = d.verbose(&a, &b);
+    assert!(
+        verbose.contains("-  --max-running-requests 8 \\\n+  --max-running-requests 9 \\\n"),
+        "{verbose}"
+    );
+    assert!(
+        verbose.contains(
+            "**Removed** Mini-Test `mini-fp8-h200-sglang-agentic-mtp-0-c8-16-none-dynamo`"
+        )
+    );
+    // Identical inputs: nothing to report.
+    assert!(diff(&a, &manifest_of(&v1)).is_empty());
+}
+
+#[test]
+fn cli_over_built_sites_and_git_refs() {
+    let tmp = std::env::temp_dir().join(format!("agentx-diff-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let book = tmp.join("book");
+    std::fs::create_dir_all(book.join("src")).unwrap();
+    std::fs::create_dir_all(book.join("data")).unwrap();
+    std::fs::write(
+        book.join("book.toml"),
+        "[book]\ntitle = \"Mini\"\nsrc = \"src\"\n\n[preprocessor.agentx]\ndata-dir = \"data\"\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        common::fixture("books/mini/src/SUMMARY.md"),
+        book.join("src/SUMMARY.md"),
+    )
+    .unwrap();
+    std::fs::copy(
+        common::fixture("books/mini/src/plain.md"),
+        book.join("src/plain.md"),
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("src/mini.md"),
+        "# Mini\n\n<<agentx page=\"Mini-Test\">>\n",
+    )
+    .unwrap();
+    let v1 = common::read(&common::fixture("data/mini.json"));
+    std::fs::write(book.join("data/mini.json"), &v1).unwrap();
+    let bin = env!("CARGO_BIN_EXE_mdbook-agentx");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin)
+            .args(args)
+            .current_dir(&book)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let git = |args: &[&str]| {
+        let st = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(&book)
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+    };
+    run(&["build", "-d", "../old"]);
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "v1"]);
+    std::fs::write(book.join("data/mini.json"), version_two(&v1)).unwrap();
+    run(&["build", "-d", "../new"]);
+    let want = "| Mini-Test | 21 | 4 | 6 | 3 |";
+    assert!(run(&["diff", "../old", "../new"]).contains(want));
+    assert!(
+        run(&[
+            "diff",
+            "../old/agentx-manifest.json",
+            "../new/agentx-manifest.json"
+        ])
+        .contains(want)
+    );
+    // A git ref: the book as committed, built in a scratch copy.
+    assert!(run(&["diff", "HEAD", "../new"]).contains(want));
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["diff", "HEAD", "../new", "--format", "json"])).unwrap();
+    assert_eq!(json["pages"][0]["identical"], 21);
+    let out = Command::new(bin)
+        .args(["diff", "no-such-ref", "../new"])
+        .current_dir(&book)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("is neither a file, a directory nor a git ref")
+    );
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
