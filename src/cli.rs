@@ -126,6 +126,25 @@ pub enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// Measure decode, build (against `mdbook build`), incremental rebuild,
+    /// export, check and synthetic N× books; prints Markdown for docs/BENCHMARKS.md.
+    Bench {
+        /// Book directory (holding book.toml).
+        #[arg(default_value = ".")]
+        book_dir: PathBuf,
+        /// Runs per measurement (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Scale factors of synthetic books, e.g. `1,10,100`.
+        #[arg(long, value_delimiter = ',')]
+        scale: Vec<usize>,
+        /// Extra data files to time decoding on.
+        #[arg(long)]
+        data: Vec<PathBuf>,
+        /// Skip the comparison with `mdbook build`.
+        #[arg(long)]
+        no_mdbook: bool,
+    },
     /// Compare the command sets of two builds, per page: identical, added,
     /// removed and changed (a Markdown table for a pull-request description).
     ///
@@ -241,6 +260,23 @@ pub fn run(cli: Cli) -> Result<i32> {
             decode_cmd(&files, json, &filter)
         }
         Some(Command::Stats { paths, json }) => stats_cmd(&paths, json),
+        Some(Command::Bench {
+            book_dir,
+            runs,
+            scale,
+            data,
+            no_mdbook,
+        }) => {
+            let md = crate::bench::run(&crate::bench::BenchOptions {
+                book: book_dir,
+                runs,
+                scales: scale,
+                data,
+                mdbook: !no_mdbook,
+            })?;
+            print!("{md}");
+            Ok(0)
+        }
         Some(Command::Diff {
             old,
             new,
@@ -500,8 +536,11 @@ fn print_report(what: &str, r: &crate::site::BuildReport) {
     for w in &r.warnings {
         eprintln!("warning: {w}");
     }
+    let memory = crate::bench::peak_rss_mib()
+        .map(|m| format!(", peak memory {m:.0} MiB"))
+        .unwrap_or_default();
     eprintln!(
-        "{what} {} pages ({} command sets, {} files, {} KiB) into {} in {} ms",
+        "{what} {} pages ({} command sets, {} files, {} KiB) into {} in {} ms{memory}",
         r.pages,
         r.command_sets,
         r.files,

@@ -4,6 +4,7 @@
 //! command sets, [`render`] writes Markdown, [`directive`] splices that
 //! Markdown into chapters, and [`preprocess`] speaks mdBook's protocol.
 
+pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod data;

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use syntect::highlighting::{Highlighter, ScopeSelectors, Style, Theme, ThemeSet};
 use syntect::parsing::{
-    ParseState, Scope, ScopeStack, SyntaxDefinition, SyntaxReference, SyntaxSet,
+    ParseState, Scope, ScopeStack, ScopeStackOp, SyntaxDefinition, SyntaxReference, SyntaxSet,
 };
 use syntect::util::LinesWithEndings;
 
@@ -147,6 +147,40 @@ pub fn highlight(lang: &str, code: &str) -> Arc<str> {
     html
 }
 
+/// Scope operations of one line, for one parser state before it, and the state after.
+type LineParse = (ParseState, Vec<(usize, ScopeStackOp)>, ParseState);
+
+/// Parses a line, reusing an earlier parse of the same line from the same state.
+///
+/// Why: command blocks repeat the same lines (`  --host 0.0.0.0 \`) hundreds
+/// of times across command sets, and the grammar's regexes dominate a build.
+/// The cached result is exact: the ops depend only on the state and the text.
+fn parse_line_cached(
+    state: &mut ParseState,
+    line: &str,
+    set: &SyntaxSet,
+    syntax: &str,
+) -> Option<Vec<(usize, ScopeStackOp)>> {
+    static LINES: OnceLock<Mutex<HashMap<(String, String), Vec<LineParse>>>> = OnceLock::new();
+    let cache = LINES.get_or_init(Default::default);
+    let key = (syntax.to_string(), line.to_string());
+    if let Some(entries) = cache.lock().expect("line cache").get(&key)
+        && let Some((_, ops, after)) = entries.iter().find(|(before, _, _)| before == state)
+    {
+        *state = after.clone();
+        return Some(ops.clone());
+    }
+    let before = state.clone();
+    let ops = state.parse_line(line, set).ok()?;
+    cache
+        .lock()
+        .expect("line cache")
+        .entry(key)
+        .or_default()
+        .push((before, ops.clone(), state.clone()));
+    Some(ops)
+}
+
 fn highlight_uncached(lang: &str, code: &str) -> String {
     let Some((set, syntax)) = syntax_for(lang) else {
         return escape_html(code);
@@ -174,7 +208,7 @@ fn highlight_uncached(lang: &str, code: &str) -> String {
         text.clear();
     };
     for line in LinesWithEndings::from(code) {
-        let Ok(ops) = state.parse_line(line, set) else {
+        let Some(ops) = parse_line_cached(&mut state, line, set, &syntax.name) else {
             // A grammar failure must not lose the text: fall back to plain.
             return escape_html(code);
         };

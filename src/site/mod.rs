@@ -171,7 +171,7 @@ impl Site {
         let command_sets = count_command_sets(&book);
         let mut pages = Vec::new();
         let mut sidebar = Vec::new();
-        flatten(&book.items, 0, &mut pages, &mut sidebar);
+        flatten(book.items, 0, &mut pages, &mut sidebar);
         if pages.is_empty() {
             bail!(
                 "{}: no chapters; list at least one `[Title](file.md)`",
@@ -224,16 +224,19 @@ impl Site {
         })?;
         let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         let mut index = Vec::new();
-        for (i, (page, html)) in self.pages.iter().zip(&rendered).enumerate() {
-            let out = html_path(&page.path);
+        let mut front: Option<Vec<u8>> = None;
+        for (i, (page, html)) in self.pages.iter().zip(rendered).enumerate() {
             index.extend(search_entries(page, &bodies[&keys[i]].headings));
-            files.push((out, html.clone().into_bytes()));
+            let bytes = html.into_bytes();
+            if i == 0 {
+                front = Some(bytes.clone());
+            }
+            files.push((html_path(&page.path), bytes));
         }
         // The first chapter doubles as the front page, as in mdBook.
         if !self.pages.iter().any(|p| p.path == Path::new("index.md")) {
-            let first = &rendered[0];
             if self.pages[0].path.parent() == Some(Path::new("")) {
-                files.push((PathBuf::from("index.html"), first.clone().into_bytes()));
+                files.push((PathBuf::from("index.html"), front.unwrap_or_default()));
             } else {
                 let target = href(&html_path(&self.pages[0].path));
                 files.push((
@@ -491,8 +494,9 @@ fn count_command_sets(book: &Book) -> usize {
         .sum()
 }
 
+/// Chapters in reading order and the sidebar rows; chapter texts are moved, not copied.
 fn flatten(
-    items: &[BookItem],
+    items: Vec<BookItem>,
     depth: usize,
     pages: &mut Vec<PageSource>,
     sidebar: &mut Vec<SidebarItem>,
@@ -509,13 +513,13 @@ fn flatten(
             }),
             BookItem::PartTitle(t) => sidebar.push(SidebarItem {
                 kind: "part",
-                title: t.clone(),
+                title: t,
                 href: String::new(),
                 number: None,
                 depth,
                 active: false,
             }),
-            BookItem::Chapter(ch) => {
+            BookItem::Chapter(mut ch) => {
                 let number = ch.number.as_ref().map(|n| n.to_string());
                 match &ch.path {
                     Some(path) => {
@@ -532,7 +536,7 @@ fn flatten(
                             title: ch.name.clone(),
                             number,
                             depth,
-                            markdown: ch.content.clone(),
+                            markdown: std::mem::take(&mut ch.content),
                         });
                     }
                     None => sidebar.push(SidebarItem {
@@ -544,7 +548,7 @@ fn flatten(
                         active: false,
                     }),
                 }
-                flatten(&ch.sub_items, depth + 1, pages, sidebar);
+                flatten(std::mem::take(&mut ch.sub_items), depth + 1, pages, sidebar);
             }
         }
     }

@@ -1,0 +1,385 @@
+//! `bench`: the figures of `docs/BENCHMARKS.md`, measured in one run on one
+//! machine — decode, full build (ours and `mdbook build`), incremental
+//! rebuild after a data edit, offline export, check, and builds of synthetic
+//! books N× the size of the sample.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::site::BuildOptions;
+use crate::site::engine::{Change, Engine};
+
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    pub book: PathBuf,
+    pub runs: usize,
+    /// Scale factors for synthetic books (1 = the sample itself).
+    pub scales: Vec<usize>,
+    /// Extra data files to time decoding on (e.g. the real ones in ../shared).
+    pub data: Vec<PathBuf>,
+    /// Compare with `mdbook build` when mdBook is on PATH.
+    pub mdbook: bool,
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1000.0)
+}
+
+fn time_runs(
+    runs: usize,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<(Duration, Duration, Duration)> {
+    let mut v = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        f()?;
+        v.push(t.elapsed());
+    }
+    let (min, max) = (
+        *v.iter().min().expect("runs > 0"),
+        *v.iter().max().expect("runs > 0"),
+    );
+    Ok((median(v), min, max))
+}
+
+fn run_quiet(cmd: &mut Command) -> Result<()> {
+    let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;
+    if !out.status.success() {
+        bail!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(())
+}
+
+/// Peak resident memory of a finished child, from its own report line.
+fn peak_rss_of(cmd: &mut Command) -> Result<Option<f64>> {
+    let out = cmd.output()?;
+    if !out.status.success() {
+        bail!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    Ok(err
+        .split("peak memory ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok()))
+}
+
+/// Peak resident memory of this process in MiB (Linux), for reports.
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<f64>().ok())
+        .map(|kib| kib / 1024.0)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let p = e?.path();
+        let dest = to.join(p.file_name().expect("named"));
+        if p.is_dir() {
+            copy_dir(&p, &dest)?;
+        } else {
+            std::fs::copy(&p, &dest)?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies what a book is made of (not its build output or anything else in
+/// its directory, which may be a whole repository).
+fn copy_book(sample: &Path, out: &Path) -> Result<crate::site::book::BookDir> {
+    let dir = crate::site::book::BookDir::open(sample)?;
+    let _ = std::fs::remove_dir_all(out);
+    std::fs::create_dir_all(out)?;
+    std::fs::copy(sample.join("book.toml"), out.join("book.toml"))?;
+    let mut parts = vec![dir.config.book.src.clone(), dir.agentx.data_dir.clone()];
+    parts.extend(["templates", "theme", "flags"].map(PathBuf::from));
+    for part in parts {
+        if sample.join(&part).is_dir() && !out.join(&part).exists() {
+            copy_dir(&sample.join(&part), &out.join(&part))?;
+        }
+    }
+    Ok(dir)
+}
+
+/// Writes a synthetic book `scale` times the sample: every data file and its
+/// model chapter replicated under new page names, so refs, patches, routers
+/// and tiers keep their real shapes.
+pub fn write_scaled_book(sample: &Path, scale: usize, out: &Path) -> Result<()> {
+    let dir = copy_book(sample, out)?;
+    let src_rel = dir.config.book.src.clone();
+    let data_rel = dir.agentx.data_dir.clone();
+    let data_dir = out.join(&data_rel);
+    let files = crate::data::data_files_in(&data_dir)?;
+    let mut summary = String::from("# Summary\n\n[Introduction](intro.md)\n\n# Models\n\n");
+    let src = out.join(&src_rel);
+    std::fs::create_dir_all(src.join("scaled"))?;
+    if !src.join("intro.md").exists() {
+        std::fs::write(src.join("intro.md"), "# Introduction\n")?;
+    }
+    for f in &files {
+        let text = std::fs::read_to_string(f)?;
+        let (json, _) = crate::data::json_text(&text)?;
+        let value: serde_json::Value = serde_json::from_str(&json)?;
+        let model = value["model"].as_str().unwrap_or("Model").to_string();
+        std::fs::remove_file(f)?;
+        let checkpoints: Vec<String> = value["checkpoints"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["id"].as_str().map(str::to_string))
+            .collect();
+        for k in 1..=scale {
+            // Each replica serves its own checkpoint, so its commands differ
+            // from every other replica's and no cache can share their work.
+            let mut replica = json.clone();
+            if scale > 1 {
+                for ckpt in &checkpoints {
+                    replica = replica.replace(&format!("\"{ckpt}\""), &format!("\"{ckpt}-r{k}\""));
+                }
+            }
+            let mut v: serde_json::Value = serde_json::from_str(&replica)?;
+            let name = if scale == 1 {
+                model.clone()
+            } else {
+                format!("{model} ({k})")
+            };
+            v["model"] = serde_json::Value::String(name.clone());
+            let stem = format!("{}-{k}", crate::decode::slug(&model));
+            std::fs::write(
+                data_dir.join(format!("{stem}.json")),
+                serde_json::to_string(&v)?,
+            )?;
+            std::fs::write(
+                src.join("scaled").join(format!("{stem}.md")),
+                format!("# {name}\n\n<<agentx page=\"{name}\">>\n"),
+            )?;
+            summary.push_str(&format!("- [{name}](scaled/{stem}.md)\n"));
+        }
+    }
+    std::fs::write(src.join("SUMMARY.md"), summary)?;
+    Ok(())
+}
+
+/// Runs every measurement and returns the report as Markdown.
+pub fn run(opts: &BenchOptions) -> Result<String> {
+    let exe = std::env::current_exe()?;
+    let book = std::fs::canonicalize(&opts.book)?;
+    let scratch = std::env::temp_dir().join(format!("agentx-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch)?;
+    let runs = opts.runs.max(1);
+    let mut md = String::new();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    md.push_str(&format!(
+        "Machine: {cpu}, {cores} cores. Release build. Medians of {runs} runs (min–max in brackets).\n\n"
+    ));
+
+    // 1. Decode.
+    md.push_str("### Load + decode\n\n| Data file | Command sets | Median ms | Min–max ms |\n|---|---:|---:|---:|\n");
+    let dir = crate::site::book::BookDir::open(&book)?;
+    let mut data_files = opts.data.clone();
+    data_files.extend(crate::data::data_files_in(
+        &book.join(&dir.agentx.data_dir),
+    )?);
+    for f in &data_files {
+        let mut sets = 0;
+        let (med, min, max) = time_runs(runs.max(20), || {
+            let loaded = crate::data::load_file(f)?;
+            let page = crate::decode::decode_page(&loaded.data)?;
+            sets = page.command_set_count();
+            Ok(())
+        })?;
+        md.push_str(&format!(
+            "| {} | {sets} | {} | {}–{} |\n",
+            f.file_name().unwrap_or_default().to_string_lossy(),
+            ms(med),
+            ms(min),
+            ms(max)
+        ));
+    }
+
+    // 2. Full build: ours vs mdBook, as processes, in the same run.
+    md.push_str("\n### Full build of the sample book\n\n| Command | Median ms | Min–max ms |\n|---|---:|---:|\n");
+    let out_ours = scratch.join("ours");
+    let ours = time_runs(runs, || {
+        run_quiet(
+            Command::new(&exe)
+                .arg("build")
+                .arg(&book)
+                .arg("-d")
+                .arg(&out_ours),
+        )
+    })?;
+    md.push_str(&format!(
+        "| `mdbook-agentx build` | {} | {}–{} |\n",
+        ms(ours.0),
+        ms(ours.1),
+        ms(ours.2)
+    ));
+    let mdbook_ok = opts.mdbook
+        && Command::new("mdbook")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with("mdbook v0.5"));
+    if mdbook_ok {
+        let out_md = scratch.join("mdbook");
+        let theirs = time_runs(runs, || {
+            run_quiet(
+                Command::new("mdbook")
+                    .arg("build")
+                    .arg("-d")
+                    .arg(&out_md)
+                    .current_dir(&book)
+                    .env("MDBOOK_PREPROCESSOR__AGENTX__COMMAND", &exe),
+            )
+        })?;
+        md.push_str(&format!(
+            "| `mdbook build` (0.5, this preprocessor) | {} | {}–{} |\n\nRatio (mdBook / ours, medians): **{:.1}×**.\n",
+            ms(theirs.0),
+            ms(theirs.1),
+            ms(theirs.2),
+            theirs.0.as_secs_f64() / ours.0.as_secs_f64()
+        ));
+    } else {
+        md.push_str("\n`mdbook` 0.5 not on PATH: no comparison in this run.\n");
+    }
+
+    // 3. Incremental rebuild after one data-file edit (the engine of serve/watch).
+    let live = scratch.join("live");
+    copy_book(&book, &live)?;
+    let mut engine = Engine::open(&live)?;
+    engine.rebuild(&[Change::Content], &BuildOptions::default())?;
+    let data_file = crate::data::data_files_in(&live.join(&dir.agentx.data_dir))?
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("muse"))
+        .or_else(|| {
+            crate::data::data_files_in(&live.join(&dir.agentx.data_dir))
+                .ok()?
+                .into_iter()
+                .next()
+        })
+        .context("no data file to edit")?;
+    let original = std::fs::read_to_string(&data_file)?;
+    let mut pages_rerendered = 0;
+    let mut toggle = false;
+    let inc = time_runs(runs, || {
+        toggle = !toggle;
+        // A real edit: one concurrency's value changes, so its pages re-render.
+        let edited = if toggle {
+            original.replacen(
+                "\"--max-running-requests\": [\"",
+                "\"--max-running-requests\": [\"1",
+                1,
+            )
+        } else {
+            original.clone()
+        };
+        std::fs::write(&data_file, edited)?;
+        let r = engine.rebuild(
+            &[Change::Data(vec![data_file.clone()])],
+            &BuildOptions::default(),
+        )?;
+        pages_rerendered = r.rendered.rerendered;
+        Ok(())
+    })?;
+    std::fs::write(&data_file, &original)?;
+    md.push_str(&format!(
+        "\n### Incremental rebuild after one data-file edit\n\n`{}` edited; {} page(s) re-rendered per rebuild, the rest from cache; everything re-laid out and kept in memory (as `serve` does). Median **{} ms** ({}–{}). `serve` adds its 100 ms debounce before this and sends the reload event right after.\n",
+        data_file.file_name().unwrap_or_default().to_string_lossy(),
+        pages_rerendered,
+        ms(inc.0),
+        ms(inc.1),
+        ms(inc.2)
+    ));
+
+    // 4. Export and check.
+    let out_export = scratch.join("export");
+    let export = time_runs(runs, || {
+        run_quiet(
+            Command::new(&exe)
+                .arg("export")
+                .arg(&book)
+                .arg("--offline")
+                .arg(&out_export),
+        )
+    })?;
+    let check = time_runs(runs, || {
+        let out = Command::new(&exe).arg("check").arg(&book).output()?;
+        if !out.status.success() {
+            bail!("check failed:\n{}", String::from_utf8_lossy(&out.stdout));
+        }
+        Ok(())
+    })?;
+    md.push_str(&format!(
+        "\n### Export and check\n\n| Command | Median ms | Min–max ms |\n|---|---:|---:|\n| `mdbook-agentx export --offline` | {} | {}–{} |\n| `mdbook-agentx check` | {} | {}–{} |\n",
+        ms(export.0), ms(export.1), ms(export.2), ms(check.0), ms(check.1), ms(check.2)
+    ));
+
+    // 5. Scale.
+    if !opts.scales.is_empty() {
+        md.push_str("\n### Scale: synthetic books N× the sample\n\n| Scale | Pages | Command sets | Median build ms | Per command set µs | vs N × 1× | Peak memory MiB |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+        let mut base: Option<f64> = None;
+        for &n in &opts.scales {
+            let dir_n = scratch.join(format!("scale-{n}"));
+            write_scaled_book(&book, n, &dir_n)?;
+            let out_n = scratch.join(format!("scale-{n}-out"));
+            let scale_runs = if n >= 50 { 3.min(runs) } else { runs };
+            let t = time_runs(scale_runs, || {
+                run_quiet(
+                    Command::new(&exe)
+                        .arg("build")
+                        .arg(&dir_n)
+                        .arg("-d")
+                        .arg(&out_n),
+                )
+            })?;
+            let peak = peak_rss_of(
+                Command::new(&exe)
+                    .arg("build")
+                    .arg(&dir_n)
+                    .arg("-d")
+                    .arg(&out_n),
+            )?;
+            let site = crate::site::Site::load(&dir_n)?;
+            let per = t.0.as_secs_f64() * 1e6 / site.command_sets.max(1) as f64;
+            let b = *base.get_or_insert(t.0.as_secs_f64() / n as f64);
+            md.push_str(&format!(
+                "| {n}× | {} | {} | {} | {:.0} | {:.2} | {} |\n",
+                site.pages.len(),
+                site.command_sets,
+                ms(t.0),
+                per,
+                t.0.as_secs_f64() / (b * n as f64),
+                peak.map(|p| format!("{p:.0}"))
+                    .unwrap_or_else(|| "n/a".into())
+            ));
+            let _ = std::fs::remove_dir_all(&out_n);
+            let _ = std::fs::remove_dir_all(&dir_n);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(md)
+}
