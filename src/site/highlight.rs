@@ -149,6 +149,8 @@ pub fn highlight(lang: &str, code: &str) -> Arc<str> {
 
 /// Scope operations of one line, for one parser state before it, and the state after.
 type LineParse = (ParseState, Vec<(usize, ScopeStackOp)>, ParseState);
+/// (syntax, line) → its parses, one per state it was met in.
+type LineCache = HashMap<(String, String), Vec<LineParse>>;
 
 /// Parses a line, reusing an earlier parse of the same line from the same state.
 ///
@@ -161,7 +163,7 @@ fn parse_line_cached(
     set: &SyntaxSet,
     syntax: &str,
 ) -> Option<Vec<(usize, ScopeStackOp)>> {
-    static LINES: OnceLock<Mutex<HashMap<(String, String), Vec<LineParse>>>> = OnceLock::new();
+    static LINES: OnceLock<Mutex<LineCache>> = OnceLock::new();
     let cache = LINES.get_or_init(Default::default);
     let key = (syntax.to_string(), line.to_string());
     if let Some(entries) = cache.lock().expect("line cache").get(&key)
