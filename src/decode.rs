@@ -1064,7 +1064,8 @@ pub fn detail_label(cell: &Cell, blocks: &[Block]) -> Option<String> {
     None
 }
 
-fn hardware_label(data: &AgentxData, hw: &str) -> String {
+/// The data's label for a hardware id (`gb300` → `GB300`).
+pub fn hardware_label(data: &AgentxData, hw: &str) -> String {
     data.hardware
         .iter()
         .find(|h| h.id == hw)

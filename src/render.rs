@@ -13,7 +13,9 @@
 use std::fmt::Write as _;
 
 use crate::data::{AgentxData, ImageStatus, KvTier, Router};
-use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, Provenance, Status};
+use crate::decode::{
+    CommandSet, ConfigFile, DecodedPage, Deployment, Provenance, Status, hardware_label,
+};
 
 /// Anchor of the section heading on the model page.
 pub const SECTION_ANCHOR: &str = "agentic-long-context-deployment";
@@ -118,12 +120,7 @@ fn bullets(data: &AgentxData, deployments: &[&Deployment]) -> String {
     for d in deployments {
         let cell = &data.cells[d.cell];
         if let Some(hc) = &cell.kv.hicache {
-            let hw = data
-                .hardware
-                .iter()
-                .find(|h| h.id == hc.donor_hardware)
-                .map(|h| h.label.clone())
-                .unwrap_or_else(|| hc.donor_hardware.to_uppercase());
+            let hw = hardware_label(data, &hc.donor_hardware);
             let s = format!("`{}` ({hw})", hc.donor);
             if !hicache_donors.contains(&s) {
                 hicache_donors.push(s);
@@ -147,12 +144,7 @@ fn bullets(data: &AgentxData, deployments: &[&Deployment]) -> String {
         .iter()
         .any(|d| d.available.contains(&KvTier::Mooncake));
     if let (true, Some(km)) = (any_mooncake, &data.kv_mooncake) {
-        let hw = data
-            .hardware
-            .iter()
-            .find(|h| h.id == km.donor_hardware)
-            .map(|h| h.label.clone())
-            .unwrap_or_else(|| km.donor_hardware.to_uppercase());
+        let hw = hardware_label(data, &km.donor_hardware);
         let _ = write!(
             out,
             " Mooncake settings come from the verified `{}` launch ({hw}).",

@@ -443,19 +443,6 @@ fn expected_by_anchor() -> HashMap<String, Vec<String>> {
         .collect()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
-}
-
 struct Serve(Child, PathBuf);
 impl Drop for Serve {
     fn drop(&mut self) {
@@ -494,7 +481,7 @@ fn browser_file_and_serve() {
     let _ = std::fs::remove_dir_all(&book);
     std::fs::create_dir_all(&book).unwrap();
     std::fs::copy(common::repo().join("book.toml"), book.join("book.toml")).unwrap();
-    copy_dir(&common::repo().join("content"), &book.join("content"));
+    common::copy_dir(&common::repo().join("content"), &book.join("content"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
         .arg("serve")
         .arg(&book)

@@ -24,29 +24,8 @@ impl Drop for Server {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
-}
-
 fn start(name: &str, extra: &[&str]) -> Server {
-    let book = std::env::temp_dir().join(format!("agentx-serve-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&book);
-    copy_dir(&common::fixture("books/mini"), &book);
-    copy_dir(&common::fixture("data"), &book.join("data"));
-    std::fs::write(
-        book.join("book.toml"),
-        "[book]\ntitle = \"Mini\"\nsrc = \"src\"\n\n[preprocessor.agentx]\ndata-dir = \"data\"\n",
-    )
-    .unwrap();
+    let book = common::mini_book(&format!("serve-{name}"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
         .arg("serve")
         .arg(&book)

@@ -10,25 +10,6 @@ use mdbook_agentx::site::links::{self, attribute_values};
 use mdbook_agentx::site::markdown::{LinkMode, render};
 use mdbook_agentx::site::{BuildOptions, Site, build};
 
-fn temp(name: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("agentx-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    p
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
-}
-
 #[test]
 fn sample_book_links_and_anchors_resolve() {
     let site = Site::load(&common::repo()).unwrap();
@@ -67,15 +48,8 @@ fn sample_book_links_and_anchors_resolve() {
 
 #[test]
 fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
-    let book = temp("atomic-book");
-    copy_dir(&common::fixture("books/mini"), &book);
-    copy_dir(&common::fixture("data"), &book.join("data"));
-    std::fs::write(
-        book.join("book.toml"),
-        "[book]\ntitle = \"Mini\"\nsrc = \"src\"\n\n[preprocessor.agentx]\ndata-dir = \"data\"\n",
-    )
-    .unwrap();
-    let out = temp("atomic-out");
+    let book = common::mini_book("atomic-book");
+    let out = common::temp("atomic-out");
     let report = build(
         &book,
         &BuildOptions {
@@ -161,14 +135,7 @@ fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
 
 #[test]
 fn user_templates_and_assets_override_defaults() {
-    let book = temp("override-book");
-    copy_dir(&common::fixture("books/mini"), &book);
-    copy_dir(&common::fixture("data"), &book.join("data"));
-    std::fs::write(
-        book.join("book.toml"),
-        "[book]\ntitle = \"Mini\"\nsrc = \"src\"\n\n[preprocessor.agentx]\ndata-dir = \"data\"\n",
-    )
-    .unwrap();
+    let book = common::mini_book("override-book");
     std::fs::create_dir_all(book.join("templates")).unwrap();
     std::fs::create_dir_all(book.join("theme")).unwrap();
     std::fs::write(
@@ -178,7 +145,7 @@ fn user_templates_and_assets_override_defaults() {
     .unwrap();
     std::fs::write(book.join("theme/book.css"), "body { color: red }").unwrap();
     std::fs::write(book.join("theme/extra.svg"), "<svg/>").unwrap();
-    let out = temp("override-out");
+    let out = common::temp("override-out");
     build(
         &book,
         &BuildOptions {

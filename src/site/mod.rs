@@ -114,6 +114,37 @@ pub struct SidebarItem {
     pub number: Option<String>,
     pub depth: usize,
     pub active: bool,
+    /// Index of the enclosing chapter's row.
+    #[serde(skip)]
+    pub parent: Option<usize>,
+}
+
+/// Above this many rows, each page's sidebar lists the top-level chapters and
+/// only the branch of the current page. Why: every page carries its sidebar,
+/// so listing all rows everywhere grows with pages × rows; a book 100× the
+/// sample (3,400 pages) spent most of its build and memory there.
+pub const SIDEBAR_FULL_LIMIT: usize = 300;
+
+/// The sidebar rows shown on the page at row `current`.
+fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<SidebarItem> {
+    let mut branch = Vec::new();
+    let mut at = current;
+    while let Some(i) = at {
+        branch.push(i);
+        at = rows[i].parent;
+    }
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            rows.len() <= SIDEBAR_FULL_LIMIT
+                || r.depth == 0
+                || r.parent.is_some_and(|p| branch.contains(&p))
+        })
+        .map(|(i, r)| SidebarItem {
+            active: Some(i) == current,
+            ..r.clone()
+        })
+        .collect()
 }
 
 /// A loaded, expanded book ready to render.
@@ -333,14 +364,11 @@ impl Site {
         let depth = page.path.components().count().saturating_sub(1);
         let root = "../".repeat(depth);
         let current = href(&html_path(&page.path));
-        let sidebar: Vec<SidebarItem> = self
+        let row = self
             .sidebar
             .iter()
-            .map(|s| SidebarItem {
-                active: s.kind == "chapter" && s.href == current,
-                ..s.clone()
-            })
-            .collect();
+            .position(|s| s.kind == "chapter" && s.href == current);
+        let sidebar = sidebar_for(&self.sidebar, row);
         let link = |p: &PageSource| serde_json::json!({"title": p.title, "href": href(&html_path(&p.path))});
         let toc: Vec<&Heading> = body
             .headings
@@ -501,6 +529,16 @@ fn flatten(
     pages: &mut Vec<PageSource>,
     sidebar: &mut Vec<SidebarItem>,
 ) {
+    flatten_under(items, depth, None, pages, sidebar)
+}
+
+fn flatten_under(
+    items: Vec<BookItem>,
+    depth: usize,
+    parent: Option<usize>,
+    pages: &mut Vec<PageSource>,
+    sidebar: &mut Vec<SidebarItem>,
+) {
     for item in items {
         match item {
             BookItem::Separator => sidebar.push(SidebarItem {
@@ -510,6 +548,7 @@ fn flatten(
                 number: None,
                 depth,
                 active: false,
+                parent,
             }),
             BookItem::PartTitle(t) => sidebar.push(SidebarItem {
                 kind: "part",
@@ -518,6 +557,7 @@ fn flatten(
                 number: None,
                 depth,
                 active: false,
+                parent,
             }),
             BookItem::Chapter(mut ch) => {
                 let number = ch.number.as_ref().map(|n| n.to_string());
@@ -530,6 +570,7 @@ fn flatten(
                             number: number.clone(),
                             depth,
                             active: false,
+                            parent,
                         });
                         pages.push(PageSource {
                             path: path.clone(),
@@ -546,9 +587,11 @@ fn flatten(
                         number,
                         depth,
                         active: false,
+                        parent,
                     }),
                 }
-                flatten(std::mem::take(&mut ch.sub_items), depth + 1, pages, sidebar);
+                let row = sidebar.len() - 1;
+                flatten_under(std::mem::take(&mut ch.sub_items), depth + 1, Some(row), pages, sidebar);
             }
         }
     }
@@ -647,4 +690,43 @@ pub fn write_atomically(out: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> 
             .with_context(|| format!("cannot move the new site to {}", out.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(depth: usize, parent: Option<usize>, href: &str) -> SidebarItem {
+        SidebarItem {
+            kind: "chapter",
+            title: href.into(),
+            href: href.into(),
+            number: None,
+            depth,
+            active: false,
+            parent,
+        }
+    }
+
+    #[test]
+    fn large_sidebars_show_only_the_current_branch() {
+        // Two top-level chapters, each with many children.
+        let mut rows = vec![row(0, None, "a.html")];
+        for i in 0..200 {
+            rows.push(row(1, Some(0), &format!("a/{i}.html")));
+        }
+        let b = rows.len();
+        rows.push(row(0, None, "b.html"));
+        for i in 0..200 {
+            rows.push(row(1, Some(b), &format!("b/{i}.html")));
+        }
+        let shown = sidebar_for(&rows, Some(b + 5));
+        let hrefs: Vec<&str> = shown.iter().map(|r| r.href.as_str()).collect();
+        assert_eq!(hrefs.len(), 2 + 200);
+        assert!(hrefs.contains(&"a.html") && hrefs.contains(&"b/199.html"));
+        assert!(!hrefs.contains(&"a/0.html"));
+        assert!(shown.iter().any(|r| r.active && r.href == "b/4.html"));
+        // Small books list every row.
+        assert_eq!(sidebar_for(&rows[..50], Some(3)).len(), 50);
+    }
 }
