@@ -591,7 +591,13 @@ fn flatten_under(
                     }),
                 }
                 let row = sidebar.len() - 1;
-                flatten_under(std::mem::take(&mut ch.sub_items), depth + 1, Some(row), pages, sidebar);
+                flatten_under(
+                    std::mem::take(&mut ch.sub_items),
+                    depth + 1,
+                    Some(row),
+                    pages,
+                    sidebar,
+                );
             }
         }
     }
