@@ -726,7 +726,7 @@ impl<'a> Decoder<'a> {
                         Status::Derived
                     };
                     let (processes, loose_files) =
-                        processes_for(data, cell, &blocks, router, &router_data.files)
+                        processes_for(data, &blocks, router, &router_data.files)
                             .map_err(|e| anyhow!("cells[{ci}].routers.{router}: {e:#}"))?;
                     let placeholders = placeholders_in(&processes, &loose_files);
                     let notes = notes_for(
@@ -1151,7 +1151,6 @@ pub fn provenance(data: &AgentxData, cell: &Cell, point: &Point) -> Provenance {
 /// Builds titled, placed processes; config files go to the first command naming them.
 fn processes_for(
     data: &AgentxData,
-    cell: &Cell,
     blocks: &[Block],
     router: Router,
     file_keys: &[String],
@@ -1164,7 +1163,7 @@ fn processes_for(
                 role: b.role,
                 title: short_title(b)?,
                 long_title: long_title(b)?,
-                placement: placement(b, blocks, router, cell),
+                placement: placement(b, blocks, router),
                 command: shell::format_block(b),
                 files: Vec::new(),
             })
@@ -1237,7 +1236,7 @@ fn long_title(b: &Block) -> Result<String> {
     })
 }
 
-fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String {
+fn placement(b: &Block, blocks: &[Block], router: Router) -> String {
     match b.kind {
         BlockKind::Worker => {
             let n = b.workers.unwrap_or(1);
@@ -1285,7 +1284,6 @@ fn placement(b: &Block, blocks: &[Block], router: Router, cell: &Cell) -> String
                 ),
                 Router::Sglang => {}
             }
-            let _ = cell;
             s
         }
         BlockKind::Etcd => "Start once, before everything else, on `$ETCD_IP`.".into(),

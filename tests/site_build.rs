@@ -50,6 +50,12 @@ fn sample_book_links_and_anchors_resolve() {
 fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
     let book = common::mini_book("atomic-book");
     let out = common::temp("atomic-out");
+    // A leftover of an interrupted build is cleaned up by the next one.
+    let stale = out.with_file_name(format!(
+        ".{}.tmp-1",
+        out.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(stale.join("half")).unwrap();
     let report = build(
         &book,
         &BuildOptions {
@@ -59,6 +65,7 @@ fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
     )
     .unwrap();
     assert_eq!(report.pages, 4);
+    assert!(!stale.exists(), "stale temporary directory removed");
     let before = std::fs::read(out.join("mini.html")).unwrap();
     // Break the data: the build fails, names the file and path, and leaves the site as it was.
     let data = book.join("data/mini.json");

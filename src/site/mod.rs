@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use mdbook_preprocessor::book::{Book, BookItem};
+use mdbook_preprocessor::book::BookItem;
 use serde::Serialize;
 
 use self::book::BookDir;
@@ -199,7 +199,13 @@ impl Site {
         let mut book = dir.load_book()?;
         let expansion =
             preprocess::expand_book(&mut book, &root, &dir.config.book.src, &dir.agentx, lib)?;
-        let command_sets = count_command_sets(&book);
+        // A command set shown by two directives counts once.
+        let command_sets = expansion
+            .manifest
+            .iter()
+            .map(|e| (&e.page, &e.id))
+            .collect::<HashSet<_>>()
+            .len();
         let mut pages = Vec::new();
         let mut sidebar = Vec::new();
         flatten(book.items, 0, &mut pages, &mut sidebar);
@@ -513,15 +519,6 @@ fn search_entries(page: &PageSource, headings: &[Heading]) -> Vec<SearchEntry> {
     v
 }
 
-fn count_command_sets(book: &Book) -> usize {
-    book.iter()
-        .filter_map(|i| match i {
-            BookItem::Chapter(c) => Some(c.content.matches(".agentx-set}").count()),
-            _ => None,
-        })
-        .sum()
-}
-
 /// Chapters in reading order and the sidebar rows; chapter texts are moved, not copied.
 fn flatten(
     items: Vec<BookItem>,
@@ -655,10 +652,16 @@ pub fn write_atomically(out: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> 
         .into_owned();
     std::fs::create_dir_all(parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp)?;
+    // Leftovers of a build that was interrupted (Ctrl-C during `watch`).
+    if let Ok(entries) = std::fs::read_dir(parent) {
+        for e in entries.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with(&format!(".{name}.tmp-")) || n.starts_with(&format!(".{name}.old-")) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
     }
+    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
     let write = || -> Result<()> {
         let mut dirs: HashMap<PathBuf, ()> = HashMap::new();
         for (rel, bytes) in files {
