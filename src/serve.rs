@@ -126,6 +126,7 @@ pub fn serve(root: &Path, opts: &ServeOptions) -> Result<()> {
         }),
         clients: Mutex::new(Vec::new()),
     });
+    let watcher = BookWatcher::start(&engine, opts.watch)?;
     rebuild_into(&mut engine, &shared, &[Change::Content], None);
     let host = match addr.ip() {
         IpAddr::V6(ip) => format!("[{ip}]"),
@@ -145,7 +146,7 @@ pub fn serve(root: &Path, opts: &ServeOptions) -> Result<()> {
             });
         }
     });
-    watch_loop(&mut engine, opts.watch, |engine, changes, first_event| {
+    watcher.run(&mut engine, |engine, changes, first_event| {
         rebuild_into(engine, &shared, changes, Some(first_event));
     })
 }
@@ -175,9 +176,10 @@ pub fn watch(root: &Path, dest: Option<PathBuf>, mode: WatchMode) -> Result<()> 
             ),
         }
     };
+    let watcher = BookWatcher::start(&engine, mode)?;
     write(&mut engine, &[Change::Content], None);
     eprintln!("Watching {} (Ctrl-C stops)", root.display());
-    watch_loop(&mut engine, mode, |e, c, first| write(e, c, Some(first)))
+    watcher.run(&mut engine, |e, c, first| write(e, c, Some(first)))
 }
 
 fn since(first: Option<Instant>) -> String {
@@ -234,51 +236,74 @@ fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first:
     }
 }
 
-/// Waits for file events, debounces them, and hands each burst to `rebuild`.
-fn watch_loop(
-    engine: &mut Engine,
-    mode: WatchMode,
-    mut rebuild: impl FnMut(&mut Engine, &[Change], Instant),
-) -> Result<()> {
-    let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
-    let mut watcher: Box<dyn Watcher> = match mode {
-        WatchMode::Native => Box::new(notify::recommended_watcher(tx)?),
-        WatchMode::Poll => Box::new(notify::PollWatcher::new(
-            tx,
-            // Contents, not only mtimes: an edit within the same timestamp tick
-            // that keeps the size would otherwise go unseen.
-            notify::Config::default()
-                .with_poll_interval(Duration::from_millis(300))
-                .with_compare_contents(true),
-        )?),
-    };
-    let mut watched = Vec::new();
-    for (path, recursive) in engine.watch_roots() {
-        let mode = if recursive {
-            RecursiveMode::Recursive
-        } else {
-            RecursiveMode::NonRecursive
+/// Watches the book's inputs. Started before the first build, so that no
+/// change made while it runs (or right after the address is printed) is lost.
+struct BookWatcher {
+    watcher: Box<dyn Watcher>,
+    rx: Receiver<notify::Result<notify::Event>>,
+    watched: Vec<PathBuf>,
+}
+
+impl BookWatcher {
+    fn start(engine: &Engine, mode: WatchMode) -> Result<BookWatcher> {
+        let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
+        let watcher: Box<dyn Watcher> = match mode {
+            WatchMode::Native => Box::new(notify::recommended_watcher(tx)?),
+            WatchMode::Poll => Box::new(notify::PollWatcher::new(
+                tx,
+                // Contents, not only mtimes: an edit within the same timestamp tick
+                // that keeps the size would otherwise go unseen.
+                notify::Config::default()
+                    .with_poll_interval(Duration::from_millis(300))
+                    .with_compare_contents(true),
+            )?),
         };
-        watcher
-            .watch(&path, mode)
-            .with_context(|| format!("cannot watch {}", path.display()))?;
-        watched.push(path);
+        let mut w = BookWatcher {
+            watcher,
+            rx,
+            watched: Vec::new(),
+        };
+        w.watch_new_roots(engine, true)?;
+        Ok(w)
     }
-    loop {
-        let (paths, first) = next_burst(&rx)?;
-        let changes = engine.classify(&paths);
-        if changes.is_empty() {
-            continue;
-        }
-        rebuild(engine, &changes, first);
-        // Directories created since (e.g. templates/) are watched from now on.
+
+    /// Watches roots not watched yet (directories such as `templates/` may
+    /// appear later).
+    fn watch_new_roots(&mut self, engine: &Engine, strict: bool) -> Result<()> {
         for (path, recursive) in engine.watch_roots() {
-            if !watched.contains(&path)
-                && recursive
-                && watcher.watch(&path, RecursiveMode::Recursive).is_ok()
-            {
-                watched.push(path);
+            if self.watched.contains(&path) {
+                continue;
             }
+            let mode = if recursive {
+                RecursiveMode::Recursive
+            } else {
+                RecursiveMode::NonRecursive
+            };
+            match self.watcher.watch(&path, mode) {
+                Ok(()) => self.watched.push(path),
+                Err(e) if strict => {
+                    return Err(e).with_context(|| format!("cannot watch {}", path.display()));
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands each debounced burst of changes to `rebuild`, forever.
+    fn run(
+        mut self,
+        engine: &mut Engine,
+        mut rebuild: impl FnMut(&mut Engine, &[Change], Instant),
+    ) -> Result<()> {
+        loop {
+            let (paths, first) = next_burst(&self.rx)?;
+            let changes = engine.classify(&paths);
+            if changes.is_empty() {
+                continue;
+            }
+            rebuild(engine, &changes, first);
+            self.watch_new_roots(engine, false)?;
         }
     }
 }
