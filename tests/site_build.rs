@@ -10,6 +10,21 @@ use mdbook_agentx::site::links::{self, attribute_values};
 use mdbook_agentx::site::markdown::{LinkMode, render};
 use mdbook_agentx::site::{BuildOptions, Site, build};
 
+fn build_into(book: &Path, out: &Path) -> anyhow::Result<mdbook_agentx::site::BuildReport> {
+    build(
+        book,
+        &BuildOptions {
+            dest: Some(out.to_path_buf()),
+            ..Default::default()
+        },
+    )
+}
+
+/// The whole error chain of a build that must fail.
+fn build_error(book: &Path, out: &Path) -> String {
+    format!("{:#}", build_into(book, out).unwrap_err())
+}
+
 #[test]
 fn sample_book_links_and_anchors_resolve() {
     let site = Site::load(&common::repo()).unwrap();
@@ -56,14 +71,7 @@ fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
         out.file_name().unwrap().to_string_lossy()
     ));
     std::fs::create_dir_all(stale.join("half")).unwrap();
-    let report = build(
-        &book,
-        &BuildOptions {
-            dest: Some(out.clone()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let report = build_into(&book, &out).unwrap();
     assert_eq!(report.pages, 4);
     assert!(!stale.exists(), "stale temporary directory removed");
     let before = std::fs::read(out.join("mini.html")).unwrap();
@@ -75,17 +83,7 @@ fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
         1,
     );
     std::fs::write(&data, text).unwrap();
-    let err = format!(
-        "{:#}",
-        build(
-            &book,
-            &BuildOptions {
-                dest: Some(out.clone()),
-                ..Default::default()
-            }
-        )
-        .unwrap_err()
-    );
+    let err = build_error(&book, &out);
     assert!(
         err.contains("src/mini.md:5:1: unknown page `Mini-Test`"),
         "{err}"
@@ -108,33 +106,13 @@ fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
     assert!(leftovers.is_empty(), "temporary directory left behind");
     // A missing chapter file is named with its SUMMARY line.
     std::fs::remove_file(book.join("src/plain.md")).unwrap();
-    let err = format!(
-        "{:#}",
-        build(
-            &book,
-            &BuildOptions {
-                dest: Some(out.clone()),
-                ..Default::default()
-            }
-        )
-        .unwrap_err()
-    );
+    let err = build_error(&book, &out);
     assert!(
         err.contains("SUMMARY.md:4: chapter `Plain` points to"),
         "{err}"
     );
     // The output directory may not be the book itself.
-    let err = format!(
-        "{:#}",
-        build(
-            &book,
-            &BuildOptions {
-                dest: Some(book.clone()),
-                ..Default::default()
-            }
-        )
-        .unwrap_err()
-    );
+    let err = build_error(&book, &book);
     assert!(err.contains("would overwrite the book"), "{err}");
     std::fs::remove_dir_all(&book).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
@@ -153,14 +131,7 @@ fn user_templates_and_assets_override_defaults() {
     std::fs::write(book.join("theme/book.css"), "body { color: red }").unwrap();
     std::fs::write(book.join("theme/extra.svg"), "<svg/>").unwrap();
     let out = common::temp("override-out");
-    build(
-        &book,
-        &BuildOptions {
-            dest: Some(out.clone()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    build_into(&book, &out).unwrap();
     let page = std::fs::read_to_string(out.join("mini.html")).unwrap();
     assert!(
         page.contains("<aside class=\"my-toc\">"),
@@ -174,17 +145,7 @@ fn user_templates_and_assets_override_defaults() {
     assert!(out.join("theme/book.js").exists(), "defaults still there");
     // A broken template is reported by name.
     std::fs::write(book.join("templates/page.html"), "{% if %}").unwrap();
-    let err = format!(
-        "{:#}",
-        build(
-            &book,
-            &BuildOptions {
-                dest: Some(out.clone()),
-                ..Default::default()
-            }
-        )
-        .unwrap_err()
-    );
+    let err = build_error(&book, &out);
     assert!(err.contains("templates/page.html"), "{err}");
     std::fs::remove_dir_all(&book).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
