@@ -1,0 +1,148 @@
+//! The data tools from the command line: `decode` (JSON and copyable text) and
+//! `stats`, including one bad file among good ones.
+
+mod common;
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
+        .args(args)
+        .current_dir(common::repo())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn decode_json_shape_and_order() {
+    let (code, out, err) = run(&["decode", "--json", "tests/fixtures/data/mini.json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let sets = v.as_array().unwrap();
+    assert_eq!(sets.len(), 30);
+    let first = &sets[0];
+    for key in ["cell", "concs", "kv", "router", "status", "blocks"] {
+        assert!(first.get(key).is_some(), "{key}");
+    }
+    // Stable order: cell, point, router (dynamo, sglang), tier (none, hicache, mooncake).
+    let keys: Vec<String> = sets[..6]
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} {}",
+                s["concs"],
+                s["router"].as_str().unwrap(),
+                s["kv"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "[1] dynamo none",
+            "[1] dynamo hicache",
+            "[1] dynamo mooncake",
+            "[1] sglang none",
+            "[1] sglang hicache",
+            "[1] sglang mooncake"
+        ]
+    );
+    assert_eq!(sets[3]["status"], "verified");
+    assert_eq!(sets[0]["status"], "derived");
+    assert_eq!(sets[3]["blocks"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn decode_one_set_as_a_reader_copies_it() {
+    let (code, out, _) = run(&[
+        "decode",
+        "tests/fixtures/data/mini.json",
+        "--cell",
+        "mini-fp8-gb300-dynamo-agentic-disagg#0",
+        "--conc",
+        "64",
+    ]);
+    assert_eq!(code, 0);
+    // Defaults: the measured tier (mooncake) on the submitted router (dynamo).
+    assert!(
+        out.starts_with("# Set per node before running the commands below\nexport NODE_RANK=<"),
+        "{out}"
+    );
+    assert!(out.contains("\n\n# etcd — Dynamo control plane\n# Start once, before everything else, on `$ETCD_IP`.\netcd \\\n"));
+    assert!(out.contains("# Mooncake store — optional standalone KV store\n"));
+    let (code, _, err) = run(&[
+        "decode",
+        "tests/fixtures/data/mini.json",
+        "--cell",
+        "mini-fp8-h200-sglang-agentic-mtp#1",
+        "--conc",
+        "2",
+        "--kv",
+        "mooncake",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(
+            "offers no `mooncake` tier on router `sglang`: this image's SGLang build predates"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "decode",
+        "tests/fixtures/data/mini.json",
+        "--cell",
+        "nope",
+        "--conc",
+        "2",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no cell `nope` in Mini-Test; cells: mini-fp8-h200-sglang-agentic-mtp#0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn one_bad_file_does_not_hide_the_others() {
+    let dir = common::temp("cli-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"model\": \"X\", \"cells\": [}").unwrap();
+    let bad = bad.to_string_lossy().into_owned();
+    let (code, out, err) = run(&["stats", "--json", &bad, "tests/fixtures/data/mini.json"]);
+    assert_eq!(code, 1, "a bad file fails the run");
+    assert!(err.contains("bad.json: malformed JSON"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"pages": [{"page": "Mini-Test", "lanes": 2, "deployments": 3, "points": 6, "hardware": ["h200", "gb300"], "command_sets": 30}]})
+    );
+    let (code, out, _) = run(&["decode", "--json", &bad, "tests/fixtures/data/mini.json"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        30
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn stats_of_the_sample_book() {
+    let (code, out, _) = run(&["stats", "."]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("| Muse Spark Open | 4 | 4 | 40 | gb300, gb200, b300, b200 | 180 |"),
+        "{out}"
+    );
+    assert!(out.contains("| **Total** | 21 | 28 | 112 |"), "{out}");
+    assert!(out.ends_with("| 576 |\n"), "{out}");
+}
