@@ -495,6 +495,27 @@ pub struct Block {
     pub args: Vec<Arg>,
 }
 
+impl Block {
+    /// A block of `kind` running `cmd`, with nothing else set.
+    pub fn new(kind: BlockKind, cmd: &str) -> Block {
+        Block {
+            kind,
+            role: None,
+            workers: None,
+            nodes_per_worker: None,
+            gpu_pinning: None,
+            count: None,
+            count_nodes: None,
+            ports: None,
+            preamble: Vec::new(),
+            cmd: cmd.to_string(),
+            env: Env::new(),
+            env_ref: None,
+            args: Vec::new(),
+        }
+    }
+}
+
 /// A block as stored: in full, or encoded against another block.
 #[derive(Debug, Clone)]
 pub enum EncodedBlock {

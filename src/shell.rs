@@ -95,21 +95,7 @@ mod tests {
     }
 
     fn block(kind: BlockKind, cmd: &str) -> Block {
-        Block {
-            kind,
-            role: None,
-            workers: None,
-            nodes_per_worker: None,
-            gpu_pinning: None,
-            count: None,
-            count_nodes: None,
-            ports: None,
-            preamble: vec![],
-            cmd: cmd.into(),
-            env: Default::default(),
-            env_ref: None,
-            args: vec![],
-        }
+        Block::new(kind, cmd)
     }
 
     #[test]

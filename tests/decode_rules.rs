@@ -34,26 +34,15 @@ fn set<'p>(
 }
 
 fn worker_block(b: &[(&str, &[&str])]) -> Block {
-    Block {
-        kind: BlockKind::Worker,
-        role: Some(Role::Agg),
-        workers: Some(1),
-        nodes_per_worker: None,
-        gpu_pinning: None,
-        count: None,
-        count_nodes: None,
-        ports: None,
-        preamble: vec![],
-        cmd: "python3 -m sglang.launch_server".into(),
-        env: [
-            ("A".to_string(), "1".to_string()),
-            ("B".to_string(), "2".to_string()),
-        ]
+    let mut block = Block::new(BlockKind::Worker, "python3 -m sglang.launch_server");
+    block.role = Some(Role::Agg);
+    block.workers = Some(1);
+    block.env = [("A", "1"), ("B", "2")]
         .into_iter()
-        .collect(),
-        env_ref: None,
-        args: b.iter().map(|(f, v)| Arg::new(f, v)).collect(),
-    }
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    block.args = b.iter().map(|(f, v)| Arg::new(f, v)).collect();
+    block
 }
 
 fn flags(b: &Block) -> Vec<String> {
