@@ -131,6 +131,10 @@ pub fn is_supported(lang: &str) -> bool {
     syntax_for(lang).is_some()
 }
 
+/// Bounds of the highlight caches (entries); reaching one empties the cache.
+const MAX_CACHED_BLOCKS: usize = 50_000;
+const MAX_CACHED_LINES: usize = 200_000;
+
 /// (language, code) → highlighted HTML.
 type BlockCache = HashMap<(String, String), Arc<str>>;
 
@@ -143,7 +147,13 @@ pub fn highlight(lang: &str, code: &str) -> Arc<str> {
         return hit.clone();
     }
     let html: Arc<str> = highlight_uncached(lang, code).into();
-    cache.lock().expect("cache lock").insert(key, html.clone());
+    let mut cache = cache.lock().expect("cache lock");
+    // `serve` runs for hours and every edit adds entries: start over past a
+    // bound rather than grow without one (a sample-book build adds a few thousand).
+    if cache.len() >= MAX_CACHED_BLOCKS {
+        cache.clear();
+    }
+    cache.insert(key, html.clone());
     html
 }
 
@@ -174,9 +184,11 @@ fn parse_line_cached(
     }
     let before = state.clone();
     let ops = state.parse_line(line, set).ok()?;
+    let mut cache = cache.lock().expect("line cache");
+    if cache.len() >= MAX_CACHED_LINES {
+        cache.clear();
+    }
     cache
-        .lock()
-        .expect("line cache")
         .entry(key)
         .or_default()
         .push((before, ops.clone(), state.clone()));
