@@ -58,18 +58,43 @@ fn run_quiet(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
-/// Peak resident memory of a finished child, from its own report line.
-fn peak_rss_of(cmd: &mut Command) -> Result<Option<f64>> {
+/// What a finished `build` child reported on its last line:
+/// "built P pages (S command sets, …) … peak memory M MiB".
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct BuildLine {
+    pages: usize,
+    command_sets: usize,
+    peak_mib: Option<f64>,
+}
+
+fn parse_build_line(err: &str) -> Option<BuildLine> {
+    let line = err.lines().rev().find(|l| l.starts_with("built "))?;
+    let number_before = |word: &str| -> Option<usize> {
+        let head = &line[..line.find(word)?];
+        head.split([' ', '('])
+            .rfind(|w| !w.is_empty())?
+            .parse()
+            .ok()
+    };
+    Some(BuildLine {
+        pages: number_before(" pages")?,
+        command_sets: number_before(" command sets")?,
+        peak_mib: line
+            .split("peak memory ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok()),
+    })
+}
+
+/// Runs a `build` child and reads its report line.
+fn build_line_of(cmd: &mut Command) -> Result<BuildLine> {
     let out = cmd.output()?;
     if !out.status.success() {
         bail!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     }
     let err = String::from_utf8_lossy(&out.stderr);
-    Ok(err
-        .split("peak memory ")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .and_then(|s| s.parse().ok()))
+    parse_build_line(&err).ok_or_else(|| anyhow::anyhow!("{cmd:?} printed no report line: {err}"))
 }
 
 /// Peak resident memory of this process in MiB (Linux), for reports.
@@ -340,40 +365,45 @@ pub fn run(opts: &BenchOptions) -> Result<String> {
 
     // 5. Scale.
     if !opts.scales.is_empty() {
-        md.push_str("\n### Scale: synthetic books N× the sample\n\n| Scale | Pages | Command sets | Median build ms | Per command set µs | vs N × 1× | Peak memory MiB |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+        md.push_str("\n### Scale: synthetic books N× the sample\n\n| Scale | Pages | Command sets | Median build ms | Per command set µs | vs N × 1× | Added µs per added set | Peak memory MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         let mut base: Option<f64> = None;
+        let mut previous: Option<(f64, usize)> = None;
         for &n in &opts.scales {
             let dir_n = scratch.join(format!("scale-{n}"));
             write_scaled_book(&book, n, &dir_n)?;
             let out_n = scratch.join(format!("scale-{n}-out"));
+            let build_n = || {
+                let mut c = Command::new(&exe);
+                c.arg("build").arg(&dir_n).arg("-d").arg(&out_n);
+                c
+            };
             let scale_runs = if n >= 50 { 3.min(runs) } else { runs };
-            let t = time_runs(scale_runs, || {
-                run_quiet(
-                    Command::new(&exe)
-                        .arg("build")
-                        .arg(&dir_n)
-                        .arg("-d")
-                        .arg(&out_n),
-                )
-            })?;
-            let peak = peak_rss_of(
-                Command::new(&exe)
-                    .arg("build")
-                    .arg(&dir_n)
-                    .arg("-d")
-                    .arg(&out_n),
-            )?;
-            let site = crate::site::Site::load(&dir_n)?;
-            let per = t.0.as_secs_f64() * 1e6 / site.command_sets.max(1) as f64;
-            let b = *base.get_or_insert(t.0.as_secs_f64() / n as f64);
+            let t = time_runs(scale_runs, || run_quiet(&mut build_n()))?;
+            let report = build_line_of(&mut build_n())?;
+            let secs = t.0.as_secs_f64();
+            let per = secs * 1e6 / report.command_sets.max(1) as f64;
+            let b = *base.get_or_insert(secs / n as f64);
+            // The cost of each set a scale adds over the previous one: constant
+            // when the build is linear, whatever its fixed start-up cost.
+            let added = previous
+                .map(|(s0, c0)| {
+                    format!(
+                        "{:.0}",
+                        (secs - s0) * 1e6 / report.command_sets.saturating_sub(c0).max(1) as f64
+                    )
+                })
+                .unwrap_or_else(|| "–".into());
+            previous = Some((secs, report.command_sets));
             md.push_str(&format!(
-                "| {n}× | {} | {} | {} | {:.0} | {:.2} | {} |\n",
-                site.pages.len(),
-                site.command_sets,
+                "| {n}× | {} | {} | {} | {:.0} | {:.2} | {added} | {} |\n",
+                report.pages,
+                report.command_sets,
                 ms(t.0),
                 per,
-                t.0.as_secs_f64() / (b * n as f64),
-                peak.map(|p| format!("{p:.0}"))
+                secs / (b * n as f64),
+                report
+                    .peak_mib
+                    .map(|p| format!("{p:.0}"))
                     .unwrap_or_else(|| "n/a".into())
             ));
             let _ = std::fs::remove_dir_all(&out_n);
@@ -382,4 +412,26 @@ pub fn run(opts: &BenchOptions) -> Result<String> {
     }
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(md)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_build_report_line() {
+        let err = "warning: something\nbuilt 3401 pages (57600 command sets, 3410 files, 664682 KiB) \
+                   into ./book in 12938 ms, peak memory 389 MiB\n";
+        assert_eq!(
+            parse_build_line(err),
+            Some(BuildLine {
+                pages: 3401,
+                command_sets: 57600,
+                peak_mib: Some(389.0)
+            })
+        );
+        let no_peak = "built 1 pages (0 command sets, 4 files, 9 KiB) into b in 3 ms\n";
+        assert_eq!(parse_build_line(no_peak).unwrap().peak_mib, None);
+        assert_eq!(parse_build_line("error: nope\n"), None);
+    }
 }

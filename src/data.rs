@@ -711,6 +711,19 @@ pub fn parse_str(text: &str, path: &Path) -> Result<Loaded> {
     })
 }
 
+/// The page name (`model`) of data text, without decoding the rest: what an
+/// index of many data files needs. `path` is used for messages only.
+pub fn page_name(text: &str, path: &Path) -> Result<String> {
+    #[derive(Deserialize)]
+    struct Head {
+        model: String,
+    }
+    let (json, _form) = json_text(text).with_context(|| format!("{}", path.display()))?;
+    serde_json::from_str::<Head>(&json)
+        .map(|h| h.model)
+        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), describe_json_error(&e)))
+}
+
 fn describe_json_error(e: &serde_json::Error) -> String {
     let msg = e.to_string();
     if e.is_syntax() || e.is_eof() {

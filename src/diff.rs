@@ -2,7 +2,8 @@
 //! `diff` between two builds: identical, added, removed and changed command
 //! sets per page, as a Markdown table for a pull-request description.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -55,17 +56,81 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The manifest of `entries` in the order the book shows them; a command
+    /// set shown twice (by two directives) is listed once, where it first appears.
     pub fn new(mut entries: Vec<ManifestEntry>) -> Manifest {
-        entries.sort_by(|a, b| (&a.page, &a.id).cmp(&(&b.page, &b.id)));
-        entries.dedup_by(|a, b| a.page == b.page && a.id == b.id);
+        let mut seen = HashSet::new();
+        entries.retain(|e| seen.insert((e.page.clone(), e.id.clone())));
         Manifest {
-            generator: format!("mdbook-agentx {}", env!("CARGO_PKG_VERSION")),
+            generator: generator(),
             command_sets: entries,
         }
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a manifest serializes") + "\n"
+        let mut w =
+            ManifestWriter::with_generator(Vec::new(), &self.generator).expect("writing to memory");
+        for e in &self.command_sets {
+            w.push(e).expect("writing to memory");
+        }
+        let (bytes, _) = w.finish().expect("writing to memory");
+        String::from_utf8(bytes).expect("JSON is UTF-8")
+    }
+}
+
+fn generator() -> String {
+    format!("mdbook-agentx {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Writes a manifest entry by entry, so a build streams it to disk instead of
+/// holding every command set's text. The output is the pretty JSON of
+/// [`Manifest`]; a set already written (same page and id) is skipped.
+pub struct ManifestWriter<W: Write> {
+    out: W,
+    seen: HashSet<(String, String)>,
+}
+
+impl<W: Write> ManifestWriter<W> {
+    pub fn new(out: W) -> Result<Self> {
+        Self::with_generator(out, &generator())
+    }
+
+    fn with_generator(mut out: W, generator: &str) -> Result<Self> {
+        write!(
+            out,
+            "{{\n  \"generator\": {},\n  \"command_sets\": [",
+            serde_json::to_string(generator)?
+        )?;
+        Ok(ManifestWriter {
+            out,
+            seen: HashSet::new(),
+        })
+    }
+
+    pub fn push(&mut self, e: &ManifestEntry) -> Result<()> {
+        if !self.seen.insert((e.page.clone(), e.id.clone())) {
+            return Ok(());
+        }
+        self.out
+            .write_all(if self.seen.len() == 1 { b"\n" } else { b",\n" })?;
+        // JSON strings escape line breaks, so indenting every line is exact.
+        for (i, line) in serde_json::to_string_pretty(e)?.lines().enumerate() {
+            if i > 0 {
+                self.out.write_all(b"\n")?;
+            }
+            self.out.write_all(b"    ")?;
+            self.out.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Closes the JSON; returns the writer and the number of command sets.
+    pub fn finish(mut self) -> Result<(W, usize)> {
+        let n = self.seen.len();
+        self.out
+            .write_all(if n == 0 { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+        self.out.flush()?;
+        Ok((self.out, n))
     }
 }
 
@@ -357,6 +422,47 @@ pub fn unified_diff(a: &str, b: &str, context: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(page: &str, id: &str, text: &str) -> ManifestEntry {
+        ManifestEntry {
+            id: id.into(),
+            page: page.into(),
+            cell: "h200-agg".into(),
+            concs: vec![1, 64],
+            tier: "none".into(),
+            router: "sglang".into(),
+            status: "measured".into(),
+            hash: format!("{:016x}", fnv1a(text)),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn streamed_manifest_is_serde_pretty_json_in_book_order_without_repeats() {
+        let entries = vec![
+            entry("Zeta", "b", "export A=\"1\"\npython3 -m x \\\n  --y\n"),
+            entry("Alpha", "a", "tab\there — ünïcode"),
+            entry("Zeta", "b", "shown again by a second directive"),
+            entry("Alpha", "c", ""),
+        ];
+        let m = Manifest::new(entries.clone());
+        let ids: Vec<&str> = m.command_sets.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["b", "a", "c"]);
+        // serde_json's own pretty printer is the reference for the streamed text.
+        let expected = serde_json::to_string_pretty(&m).unwrap() + "\n";
+        assert_eq!(m.to_json(), expected);
+        let mut w = ManifestWriter::new(Vec::new()).unwrap();
+        for e in &entries {
+            w.push(e).unwrap();
+        }
+        let (bytes, n) = w.finish().unwrap();
+        assert_eq!((String::from_utf8(bytes).unwrap(), n), (expected, 3));
+        let empty = Manifest::new(Vec::new());
+        assert_eq!(
+            empty.to_json(),
+            serde_json::to_string_pretty(&empty).unwrap() + "\n"
+        );
+    }
 
     #[test]
     fn unified_diff_hunks() {

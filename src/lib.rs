@@ -11,6 +11,7 @@ pub mod data;
 pub mod decode;
 pub mod diff;
 pub mod directive;
+pub mod parallel;
 pub mod preprocess;
 pub mod render;
 pub mod serve;

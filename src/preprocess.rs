@@ -2,9 +2,10 @@
 //! expansion, and mdBook's preprocessor protocol (stdin `[context, book]`,
 //! stdout book).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow, bail};
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
@@ -83,25 +84,55 @@ pub struct PageEntry {
     pub decoded: DecodedPage,
 }
 
+/// When a [`Library`] decodes its data files, and whether it keeps them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Residency {
+    /// Every file is decoded on load and kept, so a rebuild re-decodes only
+    /// the files that changed (`serve`, `watch`, `check`).
+    #[default]
+    Resident,
+    /// Files are only indexed by page name on load; a directive decodes the
+    /// file it uses and drops it when done. Why: a one-shot build of a large
+    /// book must not hold every decoded page at once (a book 100× the sample
+    /// held 350 MB of decoded pages).
+    OnDemand,
+}
+
 /// Every data file of the data directory, by page name, plus files named by `data=`.
 #[derive(Debug, Default)]
 pub struct Library {
     root: PathBuf,
     dir: PathBuf,
+    residency: Residency,
     /// Page name → data file.
     by_page: BTreeMap<String, PathBuf>,
-    entries: HashMap<PathBuf, PageEntry>,
+    /// Decoded files (resident libraries only).
+    entries: HashMap<PathBuf, Arc<PageEntry>>,
     /// Data files that failed to load, with their messages.
     failed: BTreeMap<PathBuf, String>,
+    /// Files whose warnings were printed: an on-demand library may decode a
+    /// file more than once.
+    warned: Mutex<HashSet<PathBuf>>,
 }
 
 impl Library {
-    /// Loads every data file under `data_dir` (relative to `root`).
+    /// Loads and decodes every data file under `data_dir` (relative to `root`).
     pub fn load(root: &Path, data_dir: &Path) -> Result<Library> {
+        Library::open(root, data_dir, Residency::Resident)
+    }
+
+    /// Indexes every data file under `data_dir` by page name; each is decoded
+    /// when a directive uses it.
+    pub fn index(root: &Path, data_dir: &Path) -> Result<Library> {
+        Library::open(root, data_dir, Residency::OnDemand)
+    }
+
+    pub fn open(root: &Path, data_dir: &Path, residency: Residency) -> Result<Library> {
         let dir = root.join(data_dir);
         let mut lib = Library {
             root: root.to_path_buf(),
             dir: dir.clone(),
+            residency,
             ..Library::default()
         };
         if !dir.is_dir() {
@@ -117,6 +148,10 @@ impl Library {
         Ok(lib)
     }
 
+    pub fn residency(&self) -> Residency {
+        self.residency
+    }
+
     /// Messages of the data files that failed to load.
     pub fn failures(&self) -> Vec<String> {
         self.failed.values().cloned().collect()
@@ -128,27 +163,45 @@ impl Library {
     }
 
     fn insert(&mut self, path: PathBuf) {
-        match load_entry(&path) {
-            Ok(entry) => {
-                let model = entry.decoded.model.clone();
-                if let Some(other) = self.by_page.get(&model) {
-                    self.failed.insert(
-                        path.clone(),
-                        format!(
-                            "{}: page `{model}` is already defined by {}",
-                            path.display(),
-                            other.display()
-                        ),
-                    );
+        let model = match self.residency {
+            Residency::Resident => match self.load_entry(&path) {
+                Ok(entry) => {
+                    let model = entry.decoded.model.clone();
+                    self.entries.insert(path.clone(), Arc::new(entry));
+                    model
+                }
+                Err(e) => {
+                    self.failed.insert(path, format!("{e:#}"));
                     return;
                 }
-                self.by_page.insert(model, path.clone());
-                self.entries.insert(path, entry);
+            },
+            Residency::OnDemand => {
+                let shown = shown_path(&path);
+                let name = std::fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read {}", shown.display()))
+                    .and_then(|text| data::page_name(&text, &shown));
+                match name {
+                    Ok(model) => model,
+                    Err(e) => {
+                        self.failed.insert(path, format!("{e:#}"));
+                        return;
+                    }
+                }
             }
-            Err(e) => {
-                self.failed.insert(path, format!("{e:#}"));
-            }
+        };
+        if let Some(other) = self.by_page.get(&model) {
+            self.entries.remove(&path);
+            self.failed.insert(
+                path.clone(),
+                format!(
+                    "{}: page `{model}` is already defined by {}",
+                    path.display(),
+                    other.display()
+                ),
+            );
+            return;
         }
+        self.by_page.insert(model, path);
     }
 
     /// Re-reads changed data files (new, edited or deleted); others stay decoded.
@@ -157,6 +210,7 @@ impl Library {
             self.entries.remove(path);
             self.failed.remove(path);
             self.by_page.retain(|_, p| p != path);
+            self.warned.lock().expect("warned lock").remove(path);
         }
         for path in changed {
             if path.is_file() && self.is_data_file(path) {
@@ -176,24 +230,62 @@ impl Library {
         }
     }
 
+    /// Every decoded page by name (resident libraries; an on-demand library has none).
     pub fn pages(&self) -> impl Iterator<Item = (&str, &PageEntry)> {
         self.by_page
             .iter()
-            .map(|(name, path)| (name.as_str(), &self.entries[path]))
+            .filter_map(|(name, path)| Some((name.as_str(), &**self.entries.get(path)?)))
     }
 
+    /// A decoded page of a resident library.
     pub fn page(&self, name: &str) -> Option<&PageEntry> {
-        self.by_page.get(name).map(|p| &self.entries[p])
+        self.by_page
+            .get(name)
+            .and_then(|p| self.entries.get(p))
+            .map(|e| &**e)
     }
 
-    /// The data file a directive names with `data=`, loaded on first use.
-    fn by_file(&mut self, rel: &str) -> Result<&PageEntry> {
-        let path = self.root.join(rel);
-        if !self.entries.contains_key(&path) {
-            let entry = load_entry(&path)?;
-            self.entries.insert(path.clone(), entry);
+    /// The page a directive names: kept, or decoded now.
+    fn entry_for_page(&self, name: &str) -> Result<Arc<PageEntry>> {
+        let Some(path) = self.by_page.get(name) else {
+            bail!("{}", self.unknown_page(name));
+        };
+        match self.entries.get(path) {
+            Some(e) => Ok(e.clone()),
+            None => Ok(Arc::new(self.load_entry(path)?)),
         }
-        Ok(&self.entries[&path])
+    }
+
+    /// The data file a directive names with `data=` (relative to the book root).
+    fn entry_for_file(&self, rel: &str) -> Result<Arc<PageEntry>> {
+        let path = self.root.join(rel);
+        match self.entries.get(&path) {
+            Some(e) => Ok(e.clone()),
+            None => Ok(Arc::new(self.load_entry(&path)?)),
+        }
+    }
+
+    fn load_entry(&self, path: &Path) -> Result<PageEntry> {
+        // Messages name the file as the user would type it, not by its absolute path.
+        let shown = shown_path(path);
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", shown.display()))?;
+        let mut loaded = data::parse_str(&text, &shown)?;
+        loaded.path = path.to_path_buf();
+        if !loaded.ignored.is_empty()
+            && self
+                .warned
+                .lock()
+                .expect("warned lock")
+                .insert(path.to_path_buf())
+        {
+            for key in &loaded.ignored {
+                eprintln!("warning: {}: ignored unknown key `{key}`", shown.display());
+            }
+        }
+        let decoded =
+            decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", shown.display()))?;
+        Ok(PageEntry { loaded, decoded })
     }
 
     /// The message for an unknown page: the known pages, the closest one, broken files.
@@ -219,20 +311,10 @@ impl Library {
     }
 }
 
-fn load_entry(path: &Path) -> Result<PageEntry> {
-    // Messages name the file as the user would type it, not by its absolute path.
+/// `path` relative to the working directory when under it.
+fn shown_path(path: &Path) -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let shown = path.strip_prefix(&cwd).unwrap_or(path);
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read {}", shown.display()))?;
-    let mut loaded = data::parse_str(&text, shown)?;
-    loaded.path = path.to_path_buf();
-    for key in &loaded.ignored {
-        eprintln!("warning: {}: ignored unknown key `{key}`", shown.display());
-    }
-    let decoded =
-        decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", shown.display()))?;
-    Ok(PageEntry { loaded, decoded })
+    path.strip_prefix(&cwd).unwrap_or(path).to_path_buf()
 }
 
 /// The known name closest to `name` by edit distance, if it is close enough to be a typo.
@@ -281,7 +363,7 @@ pub fn expand_chapter(
     content: &str,
     chapter_path: &Path,
     display: &str,
-    lib: &mut Library,
+    lib: &Library,
     on_error: OnError,
 ) -> Result<Expanded> {
     let occurrences = directive::find(content);
@@ -357,7 +439,6 @@ fn fail_or_warn(
     match on_error {
         OnError::Fail => Err(anyhow!("{msg}")),
         OnError::Warn => {
-            eprintln!("warning: {msg}");
             let source = occ.source(content);
             let shown = source.replace('`', "'");
             replacements.push((
@@ -378,7 +459,7 @@ type ExpandedDirective = (String, SubChapters, Vec<ManifestEntry>);
 
 fn expand_one(
     d: &directive::Directive,
-    lib: &mut Library,
+    lib: &Library,
     stem: &str,
     chapter_file: &str,
     chapter_dir: &Path,
@@ -386,7 +467,7 @@ fn expand_one(
 ) -> Result<ExpandedDirective> {
     let entry = match (&d.data, &d.page) {
         (Some(file), page) => {
-            let e = lib.by_file(file)?;
+            let e = lib.entry_for_file(file)?;
             if let Some(p) = page
                 && *p != e.decoded.model
             {
@@ -397,10 +478,7 @@ fn expand_one(
             }
             e
         }
-        (None, Some(page)) => match lib.page(page) {
-            Some(e) => e,
-            None => bail!("{}", lib.unknown_page(page)),
-        },
+        (None, Some(page)) => lib.entry_for_page(page)?,
         (None, None) => unreachable!("the parser requires page or data"),
     };
     let page = &entry.decoded;
@@ -463,66 +541,109 @@ pub fn config_from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> Result<A
         .unwrap_or_default())
 }
 
-/// What expanding a book produced besides the new chapters.
-#[derive(Debug, Clone, Default)]
-pub struct Expansion {
-    /// Directives left unexpanded (`on-error = "warn"`).
-    pub warnings: Vec<String>,
-    /// Every command set the book shows.
-    pub manifest: Vec<ManifestEntry>,
+/// A chapter to expand: its Markdown, path, and name in messages.
+struct Job<'a> {
+    /// Index of the chapter in a pre-order walk of the book.
+    order: usize,
+    content: &'a str,
+    path: &'a Path,
+    display: String,
 }
 
-/// Expands directives in every chapter of an mdBook book, adding deployment chapters.
+/// Chapters holding a directive, in reading order.
+fn jobs_in<'a>(items: &'a [BookItem], src_dir: &Path, order: &mut usize, jobs: &mut Vec<Job<'a>>) {
+    for item in items {
+        let BookItem::Chapter(ch) = item else {
+            continue;
+        };
+        if let Some(path) = &ch.path
+            && !directive::find(&ch.content).is_empty()
+        {
+            let source = ch.source_path.as_ref().unwrap_or(path);
+            jobs.push(Job {
+                order: *order,
+                content: &ch.content,
+                path,
+                display: src_dir.join(source).display().to_string(),
+            });
+        }
+        *order += 1;
+        jobs_in(&ch.sub_items, src_dir, order, jobs);
+    }
+}
+
+/// Where expansion sends the command sets of each chapter, in reading order.
+pub type ManifestSink<'a> = dyn FnMut(Vec<ManifestEntry>) -> Result<()> + 'a;
+
+/// Expands directives in every chapter of an mdBook book, adding deployment
+/// chapters; returns the directives left unexpanded (`on-error = "warn"`).
 ///
-/// `lib` holds the decoded data: it is loaded on the first directive when
-/// empty, and kept by callers that rebuild (serve, watch).
+/// `lib` holds the data: when empty, it is opened with `residency` on the
+/// first directive; callers that rebuild (serve, watch) keep it. The command
+/// sets of each chapter go to `sets` as soon as a batch of chapters is done,
+/// so a large book never holds every set's text at once. Chapters expand on
+/// all cores; errors and warnings come in reading order, and callers print
+/// the warnings.
 pub fn expand_book(
     book: &mut Book,
     root: &Path,
     src_dir: &Path,
     cfg: &AgentxConfig,
     lib: &mut Option<Library>,
-) -> Result<Expansion> {
-    let mut expansion = Expansion::default();
-    let mut items = std::mem::take(&mut book.items);
-    let result = expand_items(&mut items, root, src_dir, cfg, lib, &mut expansion);
-    book.items = items;
-    result?;
-    Ok(expansion)
+    residency: Residency,
+    sets: &mut ManifestSink<'_>,
+) -> Result<Vec<String>> {
+    let mut jobs = Vec::new();
+    jobs_in(&book.items, src_dir, &mut 0, &mut jobs);
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    if lib.is_none() {
+        *lib = Some(Library::open(root, &cfg.data_dir, residency)?);
+    }
+    let library = lib.as_ref().expect("opened above");
+    let mut warnings = Vec::new();
+    let mut results: Vec<(usize, String, SubChapters)> = Vec::with_capacity(jobs.len());
+    // Batches of a few chapters per core bound how many sets wait for `sets`.
+    let batch = 4 * crate::parallel::workers_for(jobs.len());
+    for chunk in jobs.chunks(batch) {
+        let expanded = crate::parallel::map(chunk, |job| {
+            expand_chapter(job.content, job.path, &job.display, library, cfg.on_error)
+        })?;
+        for (job, e) in chunk.iter().zip(expanded) {
+            warnings.extend(e.warnings);
+            sets(e.manifest)?;
+            results.push((job.order, e.content, e.subchapters));
+        }
+    }
+    drop(jobs);
+    let mut results = results.into_iter().peekable();
+    apply_expansions(&mut book.items, &mut 0, &mut results);
+    Ok(warnings)
 }
 
-fn expand_items(
+/// Puts expanded chapters back into the book, in the walk [`jobs_in`] made,
+/// and adds their deployment chapters (which are not walked: generated
+/// Markdown is never expanded again).
+fn apply_expansions(
     items: &mut [BookItem],
-    root: &Path,
-    src_dir: &Path,
-    cfg: &AgentxConfig,
-    lib: &mut Option<Library>,
-    expansion: &mut Expansion,
-) -> Result<()> {
+    order: &mut usize,
+    results: &mut std::iter::Peekable<impl Iterator<Item = (usize, String, SubChapters)>>,
+) {
     for item in items.iter_mut() {
         let BookItem::Chapter(ch) = item else {
             continue;
         };
-        if let Some(path) = ch.path.clone()
-            && !directive::find(&ch.content).is_empty()
-        {
-            if lib.is_none() {
-                *lib = Some(Library::load(root, &cfg.data_dir)?);
-            }
-            let library = lib.as_mut().expect("loaded above");
-            let source = ch.source_path.clone().unwrap_or_else(|| path.clone());
-            let display = src_dir.join(&source).display().to_string();
-            let expanded = expand_chapter(&ch.content, &path, &display, library, cfg.on_error)?;
-            ch.content = expanded.content;
-            expansion.warnings.extend(expanded.warnings);
-            expansion.manifest.extend(expanded.manifest);
+        let base_len = ch.sub_items.len();
+        if results.peek().is_some_and(|(at, _, _)| at == order) {
+            let (_, content, subchapters) = results.next().expect("peeked");
+            ch.content = content;
             let mut parent_names = ch.parent_names.clone();
             parent_names.push(ch.name.clone());
-            let base_len = ch.sub_items.len() as u32;
-            for (i, (sub_path, name, markdown)) in expanded.subchapters.into_iter().enumerate() {
+            for (i, (sub_path, name, markdown)) in subchapters.into_iter().enumerate() {
                 let number = ch.number.as_ref().map(|n| {
                     let mut v: Vec<u32> = n.to_vec();
-                    v.push(base_len + i as u32 + 1);
+                    v.push((base_len + i + 1) as u32);
                     SectionNumber::new(v)
                 });
                 ch.sub_items.push(BookItem::Chapter(Chapter {
@@ -536,9 +657,9 @@ fn expand_items(
                 }));
             }
         }
-        expand_items(&mut ch.sub_items, root, src_dir, cfg, lib, expansion)?;
+        *order += 1;
+        apply_expansions(&mut ch.sub_items[..base_len], order, results);
     }
-    Ok(())
 }
 
 /// The mdBook protocol: `[context, book]` on `input`, the book on `output`.
@@ -569,7 +690,18 @@ pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<()> 
         .context("cannot parse mdBook's [context, book] input")?;
     let cfg = config_from_mdbook(&ctx.config)?;
     let src = ctx.config.book.src.clone();
-    let warnings = expand_book(&mut book, &ctx.root, &src, &cfg, &mut None)?.warnings;
+    let warnings = expand_book(
+        &mut book,
+        &ctx.root,
+        &src,
+        &cfg,
+        &mut None,
+        Residency::OnDemand,
+        &mut |_| Ok(()),
+    )?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
     if !warnings.is_empty() {
         eprintln!(
             "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",

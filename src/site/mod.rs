@@ -10,10 +10,12 @@ pub mod links;
 pub mod markdown;
 pub mod theme;
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -21,53 +23,10 @@ use mdbook_preprocessor::book::BookItem;
 use serde::Serialize;
 
 use self::book::BookDir;
+use self::highlight::escape_html;
 use self::markdown::{Heading, LinkMode, RenderedMarkdown};
 use self::theme::Theme;
-use crate::preprocess;
-
-/// Maps items on all cores, keeping order; the first error wins.
-fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    f: impl Fn(&T) -> Result<R> + Sync,
-) -> Result<Vec<R>> {
-    if items.is_empty() {
-        return Ok(Vec::new());
-    }
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(items.len());
-    if workers <= 1 {
-        return items.iter().map(&f).collect();
-    }
-    // Interleaved rather than chunked: neighbouring chapters differ a lot in
-    // size (a model page, then its heavy deployment pages).
-    let f = &f;
-    let results: Vec<Vec<(usize, Result<R>)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                s.spawn(move || {
-                    (w..items.len())
-                        .step_by(workers)
-                        .map(|i| (i, f(&items[i])))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("render threads do not panic"))
-            .collect()
-    });
-    let mut slots: Vec<Option<Result<R>>> = (0..items.len()).map(|_| None).collect();
-    for (i, r) in results.into_iter().flatten() {
-        slots[i] = Some(r);
-    }
-    slots
-        .into_iter()
-        .map(|r| r.expect("every item mapped"))
-        .collect()
-}
+use crate::preprocess::{self, Residency};
 
 /// What the build writes besides pages.
 pub const SEARCH_INDEX: &str = "search-index.js";
@@ -107,7 +66,8 @@ pub struct PageSource {
 /// A sidebar row.
 #[derive(Debug, Clone, Serialize)]
 pub struct SidebarItem {
-    /// `chapter`, `draft`, `part` or `separator`.
+    /// `chapter`, `draft`, `part`, `separator`, or `more` (a link to the
+    /// page listing every chapter, in a shortened sidebar).
     pub kind: &'static str,
     pub title: String,
     pub href: String,
@@ -125,26 +85,79 @@ pub struct SidebarItem {
 /// sample (3,400 pages) spent most of its build and memory there.
 pub const SIDEBAR_FULL_LIMIT: usize = 300;
 
+/// In such a book, at most this many top-level rows, around the current
+/// page's, plus links to the page listing every chapter. Why: a book of 600
+/// model chapters still grew with pages × top-level rows (a 100× book wrote
+/// 917 MB, a third of it sidebars).
+pub const TOP_LEVEL_WINDOW: usize = 40;
+
+/// The page listing every chapter, written when sidebars are shortened.
+pub const ALL_CHAPTERS: &str = "all-chapters.html";
+
+/// Whether pages show a shortened sidebar (and the book gets [`ALL_CHAPTERS`]).
+fn sidebar_is_shortened(rows: &[SidebarItem]) -> bool {
+    rows.len() > SIDEBAR_FULL_LIMIT
+}
+
 /// The sidebar rows shown on the page at row `current`.
 fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<SidebarItem> {
+    if !sidebar_is_shortened(rows) {
+        return rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| SidebarItem {
+                active: Some(i) == current,
+                ..r.clone()
+            })
+            .collect();
+    }
     let mut branch = Vec::new();
     let mut at = current;
     while let Some(i) = at {
         branch.push(i);
         at = rows[i].parent;
     }
-    rows.iter()
-        .enumerate()
-        .filter(|(_, r)| {
-            rows.len() <= SIDEBAR_FULL_LIMIT
-                || r.depth == 0
-                || r.parent.is_some_and(|p| branch.contains(&p))
-        })
-        .map(|(i, r)| SidebarItem {
+    // The window of top-level rows: centred on the current page's top-level
+    // ancestor, shifted to stay inside the list.
+    let top: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].depth == 0).collect();
+    let (lo, hi) = if top.len() <= TOP_LEVEL_WINDOW {
+        (0, top.len())
+    } else {
+        let centre = branch
+            .last()
+            .and_then(|a| top.iter().position(|t| t == a))
+            .unwrap_or(0);
+        let lo = centre
+            .saturating_sub(TOP_LEVEL_WINDOW / 2)
+            .min(top.len() - TOP_LEVEL_WINDOW);
+        (lo, lo + TOP_LEVEL_WINDOW)
+    };
+    let first = if lo == 0 { 0 } else { top[lo] };
+    let end = top.get(hi).copied().unwrap_or(rows.len());
+    let more = |n: usize| SidebarItem {
+        kind: "more",
+        title: format!("All chapters ({n} more)"),
+        href: ALL_CHAPTERS.to_string(),
+        number: None,
+        depth: 0,
+        active: false,
+        parent: None,
+    };
+    let mut shown = Vec::new();
+    if lo > 0 {
+        shown.push(more(lo));
+    }
+    shown.extend((first..end).filter_map(|i| {
+        let r = &rows[i];
+        (r.depth == 0 || r.parent.is_some_and(|p| branch.contains(&p))).then(|| SidebarItem {
             active: Some(i) == current,
             ..r.clone()
         })
-        .collect()
+    }));
+    if hi < top.len() {
+        shown.push(more(top.len() - hi));
+    }
+    shown
 }
 
 /// A loaded, expanded book ready to render.
@@ -172,11 +185,41 @@ fn href(p: &Path) -> String {
 /// re-renders only chapters whose Markdown changed.
 pub type BodyCache = HashMap<u64, Arc<RenderedMarkdown>>;
 
-fn body_key(page: &PageSource) -> u64 {
+fn body_key(path: &Path, markdown: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    page.path.hash(&mut h);
-    page.markdown.hash(&mut h);
+    path.hash(&mut h);
+    markdown.hash(&mut h);
     h.finish()
+}
+
+/// Where rendered files go: memory (`serve`, `export`, `check`) or a
+/// staging directory (`build`). Pages arrive from several threads.
+pub trait FileSink: Sync {
+    /// Stores `bytes` at `rel`, a path relative to the site root.
+    fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()>;
+}
+
+/// Files kept in memory.
+#[derive(Default)]
+pub struct MemoryFiles(Mutex<Vec<(PathBuf, Vec<u8>)>>);
+
+impl MemoryFiles {
+    /// The files, by path: threads finish pages in any order.
+    pub fn into_sorted(self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut v = self.0.into_inner().expect("files lock");
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+}
+
+impl FileSink for MemoryFiles {
+    fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()> {
+        self.0
+            .lock()
+            .expect("files lock")
+            .push((rel.to_path_buf(), bytes));
+        Ok(())
+    }
 }
 
 /// The output of one render.
@@ -193,19 +236,44 @@ impl Site {
     }
 
     /// Reads the chapters of an opened book and runs the preprocessor on them,
-    /// with the data library `lib` (loaded on first use, then reused).
+    /// with the data library `lib` (loaded on first use, then reused), keeping
+    /// every command set for the manifest.
     pub fn expand(dir: BookDir, lib: &mut Option<preprocess::Library>) -> Result<Site> {
-        let root = dir.root.clone();
-        let mut book = dir.load_book()?;
-        let expansion =
-            preprocess::expand_book(&mut book, &root, &dir.config.book.src, &dir.agentx, lib)?;
+        let mut manifest = Vec::new();
+        let mut site = Site::expand_with(dir, lib, Residency::Resident, &mut |sets| {
+            manifest.extend(sets);
+            Ok(())
+        })?;
         // A command set shown by two directives counts once.
-        let command_sets = expansion
-            .manifest
+        site.command_sets = manifest
             .iter()
             .map(|e| (&e.page, &e.id))
             .collect::<HashSet<_>>()
             .len();
+        site.manifest = manifest;
+        Ok(site)
+    }
+
+    /// Reads and expands the book, sending the command sets of each chapter
+    /// to `sets` instead of keeping them (`manifest` stays empty and
+    /// `command_sets` zero: the caller counts).
+    pub fn expand_with(
+        dir: BookDir,
+        lib: &mut Option<preprocess::Library>,
+        residency: Residency,
+        sets: &mut preprocess::ManifestSink<'_>,
+    ) -> Result<Site> {
+        let root = dir.root.clone();
+        let mut book = dir.load_book()?;
+        let warnings = preprocess::expand_book(
+            &mut book,
+            &root,
+            &dir.config.book.src,
+            &dir.agentx,
+            lib,
+            residency,
+            sets,
+        )?;
         let mut pages = Vec::new();
         let mut sidebar = Vec::new();
         flatten(book.items, 0, &mut pages, &mut sidebar);
@@ -219,9 +287,9 @@ impl Site {
             dir,
             pages,
             sidebar,
-            command_sets,
-            warnings: expansion.warnings,
-            manifest: expansion.manifest,
+            command_sets: 0,
+            warnings,
+            manifest: Vec::new(),
         })
     }
 
@@ -231,71 +299,139 @@ impl Site {
         Ok(self.render_with(&theme, &mut BodyCache::new(), opts)?.files)
     }
 
-    /// Every output file, reusing cached chapter bodies.
+    /// Every output file, in memory, reusing cached chapter bodies.
     pub fn render_with(
         &self,
         theme: &Theme,
         bodies: &mut BodyCache,
         opts: &BuildOptions,
     ) -> Result<Rendered> {
-        let keys: Vec<u64> = self.pages.iter().map(body_key).collect();
-        let missing: Vec<usize> = (0..self.pages.len())
-            .filter(|i| !bodies.contains_key(&keys[*i]))
+        let markdown = self
+            .pages
+            .iter()
+            .map(|p| Cow::Borrowed(p.markdown.as_str()))
             .collect();
-        let fresh = parallel_map(&missing, |&i| {
-            let page = &self.pages[i];
-            Ok(Arc::new(markdown::render(
-                &page.markdown,
-                &page.path,
-                &LinkMode::Pages,
-            )))
-        })?;
-        for (i, body) in missing.iter().zip(fresh) {
-            bodies.insert(keys[*i], body);
-        }
-        let used: HashSet<u64> = keys.iter().copied().collect();
-        bodies.retain(|k, _| used.contains(k));
-        let indices: Vec<usize> = (0..self.pages.len()).collect();
-        let rendered = parallel_map(&indices, |&i| {
-            self.render_page(i, &bodies[&keys[i]], theme, opts)
-        })?;
-        let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
-        let mut index = Vec::new();
-        let mut front: Option<Vec<u8>> = None;
-        for (i, (page, html)) in self.pages.iter().zip(rendered).enumerate() {
-            index.extend(search_entries(page, &bodies[&keys[i]].headings));
-            let bytes = html.into_bytes();
-            if i == 0 {
-                front = Some(bytes.clone());
-            }
-            files.push((html_path(&page.path), bytes));
-        }
+        let files = MemoryFiles::default();
+        let cache = Mutex::new(std::mem::take(bodies));
+        let rerendered = self.render_into(markdown, theme, Some(&cache), opts, &files);
+        *bodies = cache.into_inner().expect("body cache lock");
+        let rerendered = rerendered?;
+        files.put(
+            Path::new(crate::diff::MANIFEST),
+            self.manifest().to_json().into_bytes(),
+        )?;
+        Ok(Rendered {
+            files: files.into_sorted(),
+            rerendered,
+        })
+    }
+
+    /// Moves every chapter's Markdown out, for [`Site::render_into`] to free
+    /// page by page.
+    fn take_markdown(&mut self) -> Vec<Cow<'static, str>> {
+        self.pages
+            .iter_mut()
+            .map(|p| Cow::Owned(std::mem::take(&mut p.markdown)))
+            .collect()
+    }
+
+    /// Renders every page (from `markdown`, one per page) and every other
+    /// file of the site except the manifest into `out`; returns how many
+    /// chapter bodies were rendered rather than taken from `bodies`.
+    ///
+    /// Pages render on all cores, each from Markdown to its file in one
+    /// step, so with owned Markdown and no cache a page's text, body and HTML
+    /// are freed as soon as it is written.
+    fn render_into(
+        &self,
+        markdown: Vec<Cow<'_, str>>,
+        theme: &Theme,
+        bodies: Option<&Mutex<BodyCache>>,
+        opts: &BuildOptions,
+        out: &dyn FileSink,
+    ) -> Result<usize> {
+        assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
+        let keys: Vec<u64> = match bodies {
+            Some(_) => self
+                .pages
+                .iter()
+                .zip(&markdown)
+                .map(|(p, md)| body_key(&p.path, md))
+                .collect(),
+            None => Vec::new(),
+        };
         // The first chapter doubles as the front page, as in mdBook.
-        if !self.pages.iter().any(|p| p.path == Path::new("index.md")) {
-            if self.pages[0].path.parent() == Some(Path::new("")) {
-                files.push((PathBuf::from("index.html"), front.unwrap_or_default()));
-            } else {
-                let target = href(&html_path(&self.pages[0].path));
-                files.push((
-                    PathBuf::from("index.html"),
-                    redirect_html(&target).into_bytes(),
-                ));
+        let has_index = self.pages.iter().any(|p| p.path == Path::new("index.md"));
+        let front_is_first = !has_index && self.pages[0].path.parent() == Some(Path::new(""));
+        let rerendered = AtomicUsize::new(0);
+        let index = crate::parallel::map_owned(markdown, |i, md| {
+            let page = &self.pages[i];
+            let cached =
+                bodies.and_then(|c| c.lock().expect("body cache lock").get(&keys[i]).cloned());
+            let body = match cached {
+                Some(body) => body,
+                None => {
+                    rerendered.fetch_add(1, Ordering::Relaxed);
+                    let body = Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages));
+                    if let Some(c) = bodies {
+                        c.lock()
+                            .expect("body cache lock")
+                            .insert(keys[i], body.clone());
+                    }
+                    body
+                }
+            };
+            drop(md);
+            let html = self.render_page(i, &body, theme, opts)?.into_bytes();
+            if i == 0 && front_is_first {
+                out.put(Path::new("index.html"), html.clone())?;
             }
+            out.put(&html_path(&page.path), html)?;
+            Ok(search_entries(page, &body.headings))
+        })?;
+        if let Some(c) = bodies {
+            let used: HashSet<u64> = keys.iter().copied().collect();
+            c.lock()
+                .expect("body cache lock")
+                .retain(|k, _| used.contains(k));
         }
-        files.push((
-            PathBuf::from("404.html"),
+        if !has_index && !front_is_first {
+            let target = href(&html_path(&self.pages[0].path));
+            out.put(Path::new("index.html"), redirect_html(&target).into_bytes())?;
+        }
+        out.put(
+            Path::new("404.html"),
             self.not_found(theme, opts)?.into_bytes(),
-        ));
-        files.push((
-            PathBuf::from(SEARCH_INDEX),
+        )?;
+        if sidebar_is_shortened(&self.sidebar) {
+            if let Some(p) = self
+                .pages
+                .iter()
+                .find(|p| html_path(&p.path) == Path::new(ALL_CHAPTERS))
+            {
+                bail!(
+                    "chapter {} would be replaced by the generated list of all chapters \
+                     ({ALL_CHAPTERS}, written for books with more than {SIDEBAR_FULL_LIMIT} \
+                     sidebar rows); rename the chapter",
+                    p.path.display()
+                );
+            }
+            out.put(
+                Path::new(ALL_CHAPTERS),
+                self.all_chapters(theme, opts)?.into_bytes(),
+            )?;
+        }
+        let index: Vec<SearchEntry> = index.into_iter().flatten().collect();
+        out.put(
+            Path::new(SEARCH_INDEX),
             format!(
                 "window.AGENTX_SEARCH_INDEX = {};\n",
                 serde_json::to_string(&index)?
             )
             .into_bytes(),
-        ));
+        )?;
         for (name, bytes) in theme.assets() {
-            files.push((PathBuf::from("theme").join(name), bytes.to_vec()));
+            out.put(&Path::new("theme").join(name), bytes.to_vec())?;
         }
         for extra in self
             .dir
@@ -310,17 +446,12 @@ impl Site {
             let bytes = std::fs::read(&p).with_context(|| {
                 format!("[output.html] names {}, which cannot be read", p.display())
             })?;
-            files.push((extra.clone(), bytes));
+            out.put(extra, bytes)?;
         }
-        files.extend(self.static_files()?);
-        files.push((
-            PathBuf::from(crate::diff::MANIFEST),
-            self.manifest().to_json().into_bytes(),
-        ));
-        Ok(Rendered {
-            files,
-            rerendered: missing.len(),
-        })
+        for (rel, bytes) in self.static_files()? {
+            out.put(&rel, bytes)?;
+        }
+        Ok(rerendered.into_inner())
     }
 
     /// The manifest of every command set the book shows.
@@ -444,11 +575,55 @@ impl Site {
             "path": "404.html",
             "number": null,
         }));
-        ctx.insert("sidebar", &self.sidebar);
+        ctx.insert("sidebar", &sidebar_for(&self.sidebar, None));
         ctx.insert("inline_js", &opts.extra_script);
         theme
             .render("page.html", &ctx)
             .context("rendering 404.html")
+    }
+
+    /// The page listing every chapter, for books whose sidebars are shortened.
+    fn all_chapters(&self, theme: &Theme, opts: &BuildOptions) -> Result<String> {
+        let mut content = String::from(
+            "<h1 id=\"all-chapters\">All chapters</h1>\n<ol class=\"chapters all-chapters\">\n",
+        );
+        let show_numbers = !self.dir.config.output.html.no_section_label;
+        for r in &self.sidebar {
+            let number = match (&r.number, show_numbers) {
+                (Some(n), true) => format!("<span class=\"number\">{}</span> ", escape_html(n)),
+                _ => String::new(),
+            };
+            let title = escape_html(&r.title);
+            content.push_str(&match r.kind {
+                "part" => format!("<li class=\"part-title\">{title}</li>\n"),
+                "separator" => "<li class=\"separator\" aria-hidden=\"true\"></li>\n".into(),
+                "draft" => format!(
+                    "<li class=\"chapter-item depth-{} draft\">{number}{title}</li>\n",
+                    r.depth
+                ),
+                _ => format!(
+                    "<li class=\"chapter-item depth-{}\"><a href=\"{}\">{number}{title}</a></li>\n",
+                    r.depth,
+                    escape_html(&r.href)
+                ),
+            });
+        }
+        content.push_str("</ol>\n");
+        let mut ctx = self.base_context("");
+        ctx.insert(
+            "page",
+            &serde_json::json!({
+                "title": "All chapters",
+                "content": content,
+                "path": ALL_CHAPTERS,
+                "number": null,
+            }),
+        );
+        ctx.insert("sidebar", &sidebar_for(&self.sidebar, None));
+        ctx.insert("inline_js", &opts.extra_script);
+        theme
+            .render("page.html", &ctx)
+            .with_context(|| format!("rendering {ALL_CHAPTERS}"))
     }
 
     /// Non-Markdown files of the source dir (images…), except AgentX data.
@@ -601,6 +776,10 @@ fn flatten_under(
 }
 
 /// Builds the book in `root` and swaps the result into the output directory.
+///
+/// Pages stream to a staging directory as they are rendered and the manifest
+/// as chapters are expanded, and data files are decoded one directive at a
+/// time: memory holds the chapters' Markdown, not the whole site.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let start = Instant::now();
     let dir = BookDir::open(root)?;
@@ -609,16 +788,26 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         .clone()
         .unwrap_or_else(|| root.join(&dir.config.build.build_dir));
     check_output_dir(root, &dir.src_dir(), &out_dir)?;
-    let site = Site::expand(dir, &mut None)?;
-    let files = site.render_files(opts)?;
-    let bytes = files.iter().map(|(_, b)| b.len() as u64).sum();
-    let count = files.len();
-    write_atomically(&out_dir, &files)?;
+    // Templates first: a template error should not wait for the expansion.
+    let theme = Theme::load(&dir.root)?;
+    let stage = Staging::create(&out_dir)?;
+    let manifest_path = stage.path().join(crate::diff::MANIFEST);
+    let file = std::fs::File::create(&manifest_path)
+        .with_context(|| format!("cannot write {}", manifest_path.display()))?;
+    let mut manifest = crate::diff::ManifestWriter::new(std::io::BufWriter::new(file))?;
+    let mut site = Site::expand_with(dir, &mut None, Residency::OnDemand, &mut |sets| {
+        sets.iter().try_for_each(|e| manifest.push(e))
+    })?;
+    let (_, command_sets) = manifest.finish()?;
+    stage.count_file(std::fs::metadata(&manifest_path)?.len());
+    let markdown = site.take_markdown();
+    site.render_into(markdown, &theme, None, opts, &stage)?;
+    let (files, bytes) = stage.commit()?;
     Ok(BuildReport {
         out_dir,
         pages: site.pages.len(),
-        command_sets: site.command_sets,
-        files: count,
+        command_sets,
+        files,
         bytes,
         elapsed: start.elapsed(),
         warnings: site.warnings,
@@ -641,64 +830,131 @@ fn check_output_dir(root: &Path, src: &Path, out: &Path) -> Result<()> {
 /// Writes every file into a fresh directory beside `out`, then swaps it in, so
 /// a failed build never leaves a half-written site.
 pub fn write_atomically(out: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
-    let out = std::path::absolute(out)?;
-    let parent = out
-        .parent()
-        .ok_or_else(|| anyhow!("output directory has no parent"))?;
-    let name = out
-        .file_name()
-        .ok_or_else(|| anyhow!("output directory has no name"))?
-        .to_string_lossy()
-        .into_owned();
-    std::fs::create_dir_all(parent)
-        .with_context(|| format!("cannot create {}", parent.display()))?;
-    // Leftovers of a build that was interrupted (Ctrl-C during `watch`).
-    if let Ok(entries) = std::fs::read_dir(parent) {
-        for e in entries.flatten() {
-            let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with(&format!(".{name}.tmp-")) || n.starts_with(&format!(".{name}.old-")) {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
+    let stage = Staging::create(out)?;
+    for (rel, bytes) in files {
+        stage.put(rel, bytes.clone())?;
     }
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    let write = || -> Result<()> {
-        let mut dirs: HashMap<PathBuf, ()> = HashMap::new();
-        for (rel, bytes) in files {
-            let p = tmp.join(rel);
-            if let Some(d) = p.parent()
-                && dirs.insert(d.to_path_buf(), ()).is_none()
-            {
-                std::fs::create_dir_all(d)
-                    .with_context(|| format!("cannot create {}", d.display()))?;
-            }
-            std::fs::write(&p, bytes).with_context(|| format!("cannot write {}", p.display()))?;
-        }
-        Ok(())
-    };
-    if let Err(e) = write() {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    if out.exists() {
-        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-        if old.exists() {
-            std::fs::remove_dir_all(&old)?;
-        }
-        std::fs::rename(&out, &old)
-            .with_context(|| format!("cannot move {} aside", out.display()))?;
-        if let Err(e) = std::fs::rename(&tmp, &out) {
-            let _ = std::fs::rename(&old, &out);
-            return Err(e)
-                .with_context(|| format!("cannot move the new site to {}", out.display()));
-        }
-        std::fs::remove_dir_all(&old)
-            .with_context(|| format!("cannot remove {}", old.display()))?;
-    } else {
-        std::fs::rename(&tmp, &out)
-            .with_context(|| format!("cannot move the new site to {}", out.display()))?;
-    }
+    stage.commit()?;
     Ok(())
+}
+
+/// A fresh directory beside the output directory that a build writes into,
+/// then swaps in whole; dropped without [`Staging::commit`] (an error, a
+/// panic), it is removed and the old site stays as it was.
+pub struct Staging {
+    out: PathBuf,
+    tmp: PathBuf,
+    /// Directories already created.
+    dirs: Mutex<HashSet<PathBuf>>,
+    files: AtomicUsize,
+    bytes: AtomicU64,
+    committed: bool,
+}
+
+impl Staging {
+    pub fn create(out: &Path) -> Result<Staging> {
+        let out = std::path::absolute(out)?;
+        let parent = out
+            .parent()
+            .ok_or_else(|| anyhow!("output directory has no parent"))?;
+        let name = out
+            .file_name()
+            .ok_or_else(|| anyhow!("output directory has no name"))?
+            .to_string_lossy()
+            .into_owned();
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+        // Leftovers of a build that was interrupted (Ctrl-C during `watch`).
+        if let Ok(entries) = std::fs::read_dir(parent) {
+            for e in entries.flatten() {
+                let n = e.file_name().to_string_lossy().into_owned();
+                if n.starts_with(&format!(".{name}.tmp-"))
+                    || n.starts_with(&format!(".{name}.old-"))
+                {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        Ok(Staging {
+            out,
+            tmp: tmp.clone(),
+            dirs: Mutex::new(HashSet::from([tmp])),
+            files: AtomicUsize::new(0),
+            bytes: AtomicU64::new(0),
+            committed: false,
+        })
+    }
+
+    /// The staging directory.
+    pub fn path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Counts a file written into [`Staging::path`] directly.
+    pub fn count_file(&self, bytes: u64) {
+        self.files.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Swaps the staged site in; returns the number of files and bytes.
+    pub fn commit(mut self) -> Result<(usize, u64)> {
+        let (out, tmp) = (&self.out, &self.tmp);
+        let parent = out.parent().expect("checked in create");
+        let name = out
+            .file_name()
+            .expect("checked in create")
+            .to_string_lossy();
+        if out.exists() {
+            let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+            if old.exists() {
+                std::fs::remove_dir_all(&old)?;
+            }
+            std::fs::rename(out, &old)
+                .with_context(|| format!("cannot move {} aside", out.display()))?;
+            if let Err(e) = std::fs::rename(tmp, out) {
+                let _ = std::fs::rename(&old, out);
+                return Err(e)
+                    .with_context(|| format!("cannot move the new site to {}", out.display()));
+            }
+            self.committed = true;
+            std::fs::remove_dir_all(&old)
+                .with_context(|| format!("cannot remove {}", old.display()))?;
+        } else {
+            std::fs::rename(tmp, out)
+                .with_context(|| format!("cannot move the new site to {}", out.display()))?;
+            self.committed = true;
+        }
+        Ok((
+            self.files.load(Ordering::Relaxed),
+            self.bytes.load(Ordering::Relaxed),
+        ))
+    }
+}
+
+impl FileSink for Staging {
+    fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()> {
+        let p = self.tmp.join(rel);
+        if let Some(d) = p.parent()
+            && !self.dirs.lock().expect("dirs lock").contains(d)
+        {
+            std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+            self.dirs.lock().expect("dirs lock").insert(d.to_path_buf());
+        }
+        std::fs::write(&p, &bytes).with_context(|| format!("cannot write {}", p.display()))?;
+        self.count_file(bytes.len() as u64);
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -737,5 +993,52 @@ mod tests {
         assert!(shown.iter().any(|r| r.active && r.href == "b/4.html"));
         // Small books list every row.
         assert_eq!(sidebar_for(&rows[..50], Some(3)).len(), 50);
+    }
+
+    /// 100 top-level chapters with 3 children each: 400 rows.
+    fn many_top_level() -> Vec<SidebarItem> {
+        let mut rows = Vec::new();
+        for t in 0..100 {
+            let parent = rows.len();
+            rows.push(row(0, None, &format!("{t}.html")));
+            for c in 0..3 {
+                rows.push(row(1, Some(parent), &format!("{t}/{c}.html")));
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn many_top_level_chapters_show_a_window_and_links_to_all_chapters() {
+        let rows = many_top_level();
+        let at = |t: usize, c: usize| rows.iter().position(|r| r.href == format!("{t}/{c}.html"));
+        let hrefs = |shown: &[SidebarItem]| -> Vec<String> {
+            shown.iter().map(|r| r.href.clone()).collect()
+        };
+        // In the middle: 20 top-level rows before the current one's, 19 after.
+        let shown = sidebar_for(&rows, at(50, 1));
+        let h = hrefs(&shown);
+        assert_eq!(shown.len(), 1 + TOP_LEVEL_WINDOW + 3 + 1);
+        assert_eq!(
+            (shown[0].kind, shown[0].title.as_str()),
+            ("more", "All chapters (30 more)")
+        );
+        assert_eq!(h[0], ALL_CHAPTERS);
+        assert_eq!(h[1], "30.html");
+        assert_eq!(h[h.len() - 2], "69.html");
+        assert_eq!(shown.last().unwrap().title, "All chapters (30 more)");
+        assert!(h.contains(&"50/2.html".to_string()) && !h.contains(&"49/0.html".to_string()));
+        assert!(shown.iter().any(|r| r.active && r.href == "50/1.html"));
+        // At the start and the end the window stays full.
+        let first = sidebar_for(&rows, at(0, 0));
+        assert_eq!(first[0].href, "0.html");
+        assert_eq!(first.last().unwrap().title, "All chapters (60 more)");
+        assert_eq!(first.len(), TOP_LEVEL_WINDOW + 3 + 1);
+        let last = sidebar_for(&rows, at(99, 2));
+        assert_eq!(last[0].title, "All chapters (60 more)");
+        assert_eq!(last[1].href, "60.html");
+        assert_eq!(last.last().unwrap().href, "99/2.html");
+        // Pages with no row (404) show the window at the start.
+        assert_eq!(hrefs(&sidebar_for(&rows, None))[..2], ["0.html", "1.html"]);
     }
 }
