@@ -200,15 +200,9 @@ fn directive_errors_name_file_line_column() {
         ),
     ];
     for (chapter, want) in cases {
-        let mut lib = mini_library();
-        let err = expand_chapter(
-            chapter,
-            Path::new("t.md"),
-            "src/t.md",
-            &mut lib,
-            OnError::Fail,
-        )
-        .expect_err(chapter);
+        let lib = mini_library();
+        let err = expand_chapter(chapter, Path::new("t.md"), "src/t.md", &lib, OnError::Fail)
+            .expect_err(chapter);
         let msg = format!("{err:#}");
         assert!(msg.contains(want), "{chapter:?}:\n{msg}\nlacks {want:?}");
     }
@@ -224,12 +218,12 @@ fn invalid_data_file_is_reported_with_its_json_path() {
         1,
     );
     std::fs::write(dir.join("bad.json"), text).unwrap();
-    let mut lib = Library::load(&dir, Path::new(".")).unwrap();
+    let lib = Library::load(&dir, Path::new(".")).unwrap();
     let err = expand_chapter(
         "<<agentx page=\"Mini-Test\">>\n",
         Path::new("t.md"),
         "src/t.md",
-        &mut lib,
+        &lib,
         OnError::Fail,
     )
     .unwrap_err();
@@ -248,16 +242,9 @@ fn invalid_data_file_is_reported_with_its_json_path() {
 
 #[test]
 fn on_error_warn_keeps_building_and_shows_the_directive() {
-    let mut lib = mini_library();
+    let lib = mini_library();
     let chapter = "# T\n\n<<agentx page=\"Nope\">>\n\n<<agentx page=\"Mini-Test\" level=\"3\">>\n";
-    let out = expand_chapter(
-        chapter,
-        Path::new("t.md"),
-        "src/t.md",
-        &mut lib,
-        OnError::Warn,
-    )
-    .unwrap();
+    let out = expand_chapter(chapter, Path::new("t.md"), "src/t.md", &lib, OnError::Warn).unwrap();
     assert_eq!(out.warnings.len(), 1);
     assert!(out.content.starts_with(
         "# T\n\n> [!WARNING]\n> mdbook-agentx could not expand this directive: src/t.md:3:1: unknown page `Nope`"
@@ -272,13 +259,13 @@ fn on_error_warn_keeps_building_and_shows_the_directive() {
 
 #[test]
 fn two_directives_on_one_page_get_distinct_anchors() {
-    let mut lib = mini_library();
+    let lib = mini_library();
     let chapter = "<<agentx page=\"Mini-Test\" hardware=\"h200\">>\n\ntext\n\n<<agentx page=\"Mini-Test\" hardware=\"gb300\">>\n";
     let out = expand_chapter(
         chapter,
         Path::new("models/t.md"),
         "src/models/t.md",
-        &mut lib,
+        &lib,
         OnError::Fail,
     )
     .unwrap();
@@ -311,14 +298,14 @@ fn two_directives_on_one_page_get_distinct_anchors() {
 
 #[test]
 fn expansion_is_deterministic_and_complete() {
-    let mut lib = mini_library();
+    let lib = mini_library();
     let chapter = "<<agentx page=\"Mini-Test\">>\n";
-    let a = expand_chapter(chapter, Path::new("m.md"), "m.md", &mut lib, OnError::Fail).unwrap();
+    let a = expand_chapter(chapter, Path::new("m.md"), "m.md", &lib, OnError::Fail).unwrap();
     let b = expand_chapter(
         chapter,
         Path::new("m.md"),
         "m.md",
-        &mut mini_library(),
+        &mini_library(),
         OnError::Fail,
     )
     .unwrap();

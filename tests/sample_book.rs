@@ -98,7 +98,7 @@ fn sample_pages_counts() {
 /// table), and structural checks of every deployment chapter.
 #[test]
 fn sample_pages_expand() {
-    let mut lib = sample_library();
+    let lib = sample_library();
     for path in model_chapters() {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let rel = PathBuf::from("models").join(path.file_name().unwrap());
@@ -107,7 +107,7 @@ fn sample_pages_expand() {
             &text,
             &rel,
             &format!("content/{}", rel.display()),
-            &mut lib,
+            &lib,
             OnError::Fail,
         )
         .unwrap_or_else(|e| panic!("{e:#}"));
@@ -144,12 +144,12 @@ fn real_page_expands_deterministically() {
     };
     let root = dir.parent().unwrap();
     let expand = || {
-        let mut lib = Library::load(root, Path::new("sglang-cookbook")).unwrap();
+        let lib = Library::load(root, Path::new("sglang-cookbook")).unwrap();
         expand_chapter(
             "# Qwen3.8-Flash-Next\n\n<<agentx page=\"Qwen3.8-Flash-Next\">>\n",
             Path::new("qwen.md"),
             "qwen.md",
-            &mut lib,
+            &lib,
             OnError::Fail,
         )
         .unwrap()

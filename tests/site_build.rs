@@ -179,7 +179,7 @@ fn single_file_keeps_anchors_unique_and_links_inside() {
 /// builder renders it (heading with Copy link, status, notes, env, blocks).
 #[test]
 fn html_fragment_snapshots() {
-    let mut lib =
+    let lib =
         mdbook_agentx::preprocess::Library::load(&common::fixture(""), Path::new("data")).unwrap();
     let page = &lib.page("Mini-Test").unwrap().decoded;
     let set = page
@@ -193,7 +193,7 @@ fn html_fragment_snapshots() {
         "# M\n\n<<agentx page=\"Mini-Test\" hardware=\"gb300\">>\n",
         Path::new("m.md"),
         "m.md",
-        &mut lib,
+        &lib,
         mdbook_agentx::preprocess::OnError::Fail,
     )
     .unwrap();
