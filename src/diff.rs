@@ -203,9 +203,8 @@ pub fn manifest_at_ref(book: &Path, git_ref: &str) -> Result<Manifest> {
         if !tar.wait()?.success() {
             bail!("tar could not unpack git archive {git_ref}");
         }
-        let site = crate::site::Site::load(&scratch.join(&sub))
-            .with_context(|| format!("building the book at {git_ref}"))?;
-        Ok(site.manifest())
+        crate::site::book_manifest(&scratch.join(&sub))
+            .with_context(|| format!("building the book at {git_ref}"))
     })();
     let _ = std::fs::remove_dir_all(&scratch);
     result

@@ -333,3 +333,49 @@ fn expansion_is_deterministic_and_complete() {
         );
     }
 }
+
+/// A one-shot build indexes data files and decodes each when a directive uses
+/// it; the expansion must be the one a resident library gives.
+#[test]
+fn on_demand_library_expands_like_a_resident_one_and_keeps_nothing_decoded() {
+    let resident = mini_library();
+    let on_demand = Library::index(&common::fixture(""), Path::new("data")).unwrap();
+    assert_eq!(on_demand.pages().count(), 0, "nothing decoded up front");
+    assert!(on_demand.page("Mini-Test").is_none());
+    for chapter in [
+        "<<agentx page=\"Mini-Test\">>\n",
+        "<<agentx page=\"Mini-Test\" hardware=\"h200\">>\n\n<<agentx data=\"data/mini.json\">>\n",
+    ] {
+        let a = expand_chapter(chapter, Path::new("m.md"), "m.md", &resident, OnError::Fail);
+        let b = expand_chapter(
+            chapter,
+            Path::new("m.md"),
+            "m.md",
+            &on_demand,
+            OnError::Fail,
+        );
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert_eq!(a.content, b.content, "{chapter}");
+        assert_eq!(a.subchapters, b.subchapters, "{chapter}");
+        assert_eq!(a.manifest, b.manifest, "{chapter}");
+        assert!(!a.manifest.is_empty());
+    }
+    assert_eq!(
+        on_demand.pages().count(),
+        0,
+        "decoded pages are dropped after use"
+    );
+    // Unknown pages get the same help either way.
+    let err = |lib: &Library| {
+        let e = expand_chapter(
+            "<<agentx page=\"Mini-Tset\">>\n",
+            Path::new("m.md"),
+            "m.md",
+            lib,
+            OnError::Fail,
+        );
+        format!("{:#}", e.unwrap_err())
+    };
+    assert_eq!(err(&resident), err(&on_demand));
+    assert!(err(&on_demand).contains("did you mean `Mini-Test`?"));
+}

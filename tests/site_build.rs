@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use mdbook_agentx::site::export::{offline_problems, remote_assets, single_file};
 use mdbook_agentx::site::links::{self, attribute_values};
 use mdbook_agentx::site::markdown::{LinkMode, render};
-use mdbook_agentx::site::{BuildOptions, Site, build};
+use mdbook_agentx::site::{
+    ALL_CHAPTERS, BuildOptions, SIDEBAR_FULL_LIMIT, Site, TOP_LEVEL_WINDOW, build,
+};
 
 fn build_into(book: &Path, out: &Path) -> anyhow::Result<mdbook_agentx::site::BuildReport> {
     build(
@@ -199,4 +201,178 @@ fn html_fragment_snapshots() {
     .unwrap();
     let r = render(&out.content, Path::new("m.md"), &LinkMode::Pages);
     insta::assert_snapshot!("html_section", r.html);
+}
+
+/// Every file under `dir`, by path relative to it.
+fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `build` streams pages and the manifest to disk; `serve`, `export` and
+/// `check` render in memory. Both must give the same site, byte for byte.
+fn assert_streamed_build_matches_memory(book: &Path, name: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let out = common::temp(name);
+    let report = build_into(book, &out).unwrap();
+    let on_disk = files_under(&out);
+    let site = Site::load(book).unwrap();
+    let in_memory = site.render_files(&BuildOptions::default()).unwrap();
+    let paths = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(paths(&on_disk), paths(&in_memory));
+    for ((path, a), (_, b)) in on_disk.iter().zip(&in_memory) {
+        assert!(
+            a == b,
+            "{} differs between build and render",
+            path.display()
+        );
+    }
+    assert_eq!(report.files, on_disk.len());
+    assert_eq!(
+        report.bytes,
+        on_disk.iter().map(|f| f.1.len() as u64).sum::<u64>()
+    );
+    assert_eq!(
+        (report.pages, report.command_sets),
+        (site.pages.len(), site.command_sets)
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    on_disk
+}
+
+#[test]
+fn streamed_build_of_the_sample_book_matches_the_in_memory_render() {
+    let files = assert_streamed_build_matches_memory(&common::repo(), "stream-sample");
+    // A small book lists every chapter in every sidebar: no page of all chapters.
+    assert!(!files.iter().any(|f| f.0 == Path::new(ALL_CHAPTERS)));
+}
+
+#[test]
+fn large_books_get_short_sidebars_and_a_page_of_all_chapters() {
+    // The mini book 120 times over: 120 model chapters with their deployment
+    // chapters, more rows than SIDEBAR_FULL_LIMIT and top-level rows than
+    // TOP_LEVEL_WINDOW.
+    let book = common::temp("large-book");
+    mdbook_agentx::bench::write_scaled_book(&common::mini_book("large-src"), 120, &book).unwrap();
+    let files = assert_streamed_build_matches_memory(&book, "large-out");
+    let site = Site::load(&book).unwrap();
+    assert!(
+        site.sidebar.len() > SIDEBAR_FULL_LIMIT,
+        "{}",
+        site.sidebar.len()
+    );
+    let html = |rel: &str| -> String {
+        let f = files
+            .iter()
+            .find(|f| f.0 == Path::new(rel))
+            .unwrap_or_else(|| panic!("{rel}"));
+        String::from_utf8(f.1.clone()).unwrap()
+    };
+    // The page of all chapters links every chapter once, in reading order.
+    let all = html(ALL_CHAPTERS);
+    let listed: Vec<&str> = attribute_values(&all, "href");
+    for page in &site.pages {
+        let href = page
+            .path
+            .with_extension("html")
+            .to_string_lossy()
+            .replace('\\', "/");
+        assert!(
+            listed.contains(&href.as_str()),
+            "{href} missing from {ALL_CHAPTERS}"
+        );
+    }
+    // A deployment page deep in the book: its own branch, a window of model
+    // chapters, and links to the page of all chapters on both sides.
+    let deep = site
+        .pages
+        .iter()
+        .find(|p| p.path.starts_with("scaled/mini-test-60"))
+        .expect("a deployment page of the 60th replica");
+    let page = html(&deep.path.with_extension("html").to_string_lossy());
+    let sidebar = &page[page.find("<ol class=\"chapters\">").unwrap()..];
+    let sidebar = &sidebar[..sidebar.find("</ol>").unwrap()];
+    let rows = sidebar.matches("<li").count();
+    assert!(
+        rows <= TOP_LEVEL_WINDOW + 10,
+        "{rows} sidebar rows on {}",
+        deep.path.display()
+    );
+    assert_eq!(
+        sidebar
+            .matches(&format!("href=\"../../{ALL_CHAPTERS}\""))
+            .count(),
+        2,
+        "{sidebar}"
+    );
+    assert!(sidebar.contains("aria-current=\"page\""));
+    // Every link, including those to the page of all chapters, resolves.
+    let (_, problems) = links::check(&files, &["404.html"]);
+    assert!(
+        problems.is_empty(),
+        "{:?}",
+        &problems[..problems.len().min(5)]
+    );
+    // A chapter of the same name would be overwritten: the build says so.
+    std::fs::write(book.join("src/all-chapters.md"), "# Mine\n").unwrap();
+    let summary = common::read(&book.join("src/SUMMARY.md"));
+    std::fs::write(
+        book.join("src/SUMMARY.md"),
+        format!("{summary}- [Mine](all-chapters.md)\n"),
+    )
+    .unwrap();
+    let err = build_error(&book, &common::temp("large-clash"));
+    assert!(
+        err.contains("chapter all-chapters.md would be replaced by the generated list"),
+        "{err}"
+    );
+}
+
+#[test]
+fn offline_export_refuses_remote_assets_and_leaves_nothing_behind() {
+    let book = common::mini_book("export-remote");
+    let out = common::temp("export-remote-out");
+    let report = mdbook_agentx::site::export::export_offline(&book, &out).unwrap();
+    assert_eq!(report.pages, 4);
+    assert!(report.files > 4 && report.bytes > 0);
+    let before = files_under(&out);
+    // A stylesheet that fetches a font: the export fails and keeps the old site.
+    std::fs::create_dir_all(book.join("theme")).unwrap();
+    std::fs::write(
+        book.join("theme/book.css"),
+        "@import url(\"https://fonts.example.com/css?family=Inter\");\nbody { margin: 0 }\n",
+    )
+    .unwrap();
+    let err = format!(
+        "{:#}",
+        mdbook_agentx::site::export::export_offline(&book, &out).unwrap_err()
+    );
+    assert!(
+        err.contains("would load 1 remote asset(s)")
+            && err.contains("theme/book.css: remote url() in stylesheet"),
+        "{err}"
+    );
+    assert_eq!(files_under(&out), before);
+    let leftovers = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".agentx-export-remote-out")
+        })
+        .count();
+    assert_eq!(leftovers, 0, "no staging directory left");
 }

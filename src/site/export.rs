@@ -80,51 +80,52 @@ fn attr_value(s: &str) -> &str {
 
 /// Checks files for remote assets; returns one message per problem.
 pub fn offline_problems(files: &[(PathBuf, Vec<u8>)]) -> Vec<String> {
+    files
+        .iter()
+        .flat_map(|(path, bytes)| offline_problems_in(path, bytes))
+        .collect()
+}
+
+/// The remote assets one HTML page or stylesheet would load.
+pub fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
     let mut problems = Vec::new();
-    for (path, bytes) in files {
-        let is_text = path.extension().is_some_and(|e| e == "html" || e == "css");
-        if !is_text {
-            continue;
-        }
-        let text = String::from_utf8_lossy(bytes);
-        if path.extension().is_some_and(|e| e == "css") {
-            for (k, _) in text.match_indices("url(") {
-                let v = text[k + 4..].trim_start_matches(['"', '\'']);
-                if v.starts_with("http") || v.starts_with("//") {
-                    problems.push(format!("{}: remote url() in stylesheet", path.display()));
-                }
+    let is_text = path.extension().is_some_and(|e| e == "html" || e == "css");
+    if !is_text {
+        return problems;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    if path.extension().is_some_and(|e| e == "css") {
+        for (k, _) in text.match_indices("url(") {
+            let v = text[k + 4..].trim_start_matches(['"', '\'']);
+            if v.starts_with("http") || v.starts_with("//") {
+                problems.push(format!("{}: remote url() in stylesheet", path.display()));
             }
-            continue;
         }
-        for (tag, url) in remote_assets(&text) {
-            problems.push(format!("{}: <{tag}> loads {url}", path.display()));
-        }
+        return problems;
+    }
+    for (tag, url) in remote_assets(&text) {
+        problems.push(format!("{}: <{tag}> loads {url}", path.display()));
     }
     problems
 }
 
-/// Builds the site into `out` and verifies that it needs no network.
+/// Builds the site into `out` and verifies that it needs no network: every
+/// page and stylesheet is checked as it is written, and a site that would
+/// load a remote asset is never swapped in.
 pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
-    let site = Site::load(root)?;
-    let files = site.render_files(&BuildOptions::default())?;
-    let problems = offline_problems(&files);
+    let opts = BuildOptions {
+        dest: Some(out.to_path_buf()),
+        ..BuildOptions::default()
+    };
+    let (report, mut problems) = super::build_inspected(root, &opts, &offline_problems_in)?;
     if !problems.is_empty() {
+        problems.sort();
         bail!(
             "the site would load {} remote asset(s); remove them from the templates or theme:\n  {}",
             problems.len(),
             problems.join("\n  ")
         );
     }
-    let report = super::BuildReport {
-        out_dir: out.to_path_buf(),
-        pages: site.pages.len(),
-        command_sets: site.command_sets,
-        files: files.len(),
-        bytes: files.iter().map(|(_, b)| b.len() as u64).sum(),
-        elapsed: std::time::Duration::ZERO,
-        warnings: site.warnings.clone(),
-    };
-    super::write_atomically(out, &files)?;
     Ok(report)
 }
 

@@ -781,6 +781,20 @@ fn flatten_under(
 /// as chapters are expanded, and data files are decoded one directive at a
 /// time: memory holds the chapters' Markdown, not the whole site.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
+    let (report, _) = build_inspected(root, opts, &|_, _| Vec::new())?;
+    Ok(report)
+}
+
+/// Problems `build_inspected` finds in one output file (path relative to the site root).
+pub type Inspect = dyn Fn(&Path, &[u8]) -> Vec<String> + Sync;
+
+/// [`build`], passing every rendered file through `inspect`: when it reports
+/// problems, the new site is not swapped in and the problems are returned.
+pub fn build_inspected(
+    root: &Path,
+    opts: &BuildOptions,
+    inspect: &Inspect,
+) -> Result<(BuildReport, Vec<String>)> {
     let start = Instant::now();
     let dir = BookDir::open(root)?;
     let out_dir = opts
@@ -801,9 +815,20 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let (_, command_sets) = manifest.finish()?;
     stage.count_file(std::fs::metadata(&manifest_path)?.len());
     let markdown = site.take_markdown();
-    site.render_into(markdown, &theme, None, opts, &stage)?;
-    let (files, bytes) = stage.commit()?;
-    Ok(BuildReport {
+    let inspected = Inspected {
+        inner: &stage,
+        inspect,
+        problems: Mutex::new(Vec::new()),
+    };
+    site.render_into(markdown, &theme, None, opts, &inspected)?;
+    let problems = inspected.problems.into_inner().expect("problems lock");
+    let (files, bytes) = if problems.is_empty() {
+        stage.commit()?
+    } else {
+        // Dropping the stage removes it; the old site stays.
+        (0, 0)
+    };
+    let report = BuildReport {
         out_dir,
         pages: site.pages.len(),
         command_sets,
@@ -811,7 +836,40 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
         bytes,
         elapsed: start.elapsed(),
         warnings: site.warnings,
-    })
+    };
+    Ok((report, problems))
+}
+
+/// A sink that checks each file before passing it on.
+struct Inspected<'a> {
+    inner: &'a dyn FileSink,
+    inspect: &'a Inspect,
+    problems: Mutex<Vec<String>>,
+}
+
+impl FileSink for Inspected<'_> {
+    fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()> {
+        let found = (self.inspect)(rel, &bytes);
+        if !found.is_empty() {
+            self.problems.lock().expect("problems lock").extend(found);
+        }
+        self.inner.put(rel, bytes)
+    }
+}
+
+/// The manifest of the book in `root`: its chapters expanded, nothing rendered.
+pub fn book_manifest(root: &Path) -> Result<crate::diff::Manifest> {
+    let mut entries = Vec::new();
+    Site::expand_with(
+        BookDir::open(root)?,
+        &mut None,
+        Residency::OnDemand,
+        &mut |sets| {
+            entries.extend(sets);
+            Ok(())
+        },
+    )?;
+    Ok(crate::diff::Manifest::new(entries))
 }
 
 /// Refuses output directories that would replace the book itself.
