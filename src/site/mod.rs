@@ -143,9 +143,16 @@ fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<SidebarItem>
         active: false,
         parent: None,
     };
+    // Part titles and separators are hidden too, but only chapters are counted.
+    let chapters_in = |tops: &[usize]| {
+        tops.iter()
+            .filter(|&&i| matches!(rows[i].kind, "chapter" | "draft"))
+            .count()
+    };
+    let (before, after) = (chapters_in(&top[..lo]), chapters_in(&top[hi..]));
     let mut shown = Vec::new();
-    if lo > 0 {
-        shown.push(more(lo));
+    if before > 0 {
+        shown.push(more(before));
     }
     shown.extend((first..end).filter_map(|i| {
         let r = &rows[i];
@@ -154,8 +161,8 @@ fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<SidebarItem>
             ..r.clone()
         })
     }));
-    if hi < top.len() {
-        shown.push(more(top.len() - hi));
+    if after > 0 {
+        shown.push(more(after));
     }
     shown
 }
@@ -1098,5 +1105,17 @@ mod tests {
         assert_eq!(last.last().unwrap().href, "99/2.html");
         // Pages with no row (404) show the window at the start.
         assert_eq!(hrefs(&sidebar_for(&rows, None))[..2], ["0.html", "1.html"]);
+        // Hidden part titles are not counted as chapters.
+        let mut with_part = vec![SidebarItem {
+            kind: "part",
+            ..row(0, None, "")
+        }];
+        with_part.extend(rows.iter().map(|r| SidebarItem {
+            parent: r.parent.map(|p| p + 1),
+            ..r.clone()
+        }));
+        let shown = sidebar_for(&with_part, at(50, 1).map(|i| i + 1));
+        assert_eq!(shown[0].title, "All chapters (30 more)");
+        assert_eq!(shown[1].href, "30.html");
     }
 }
