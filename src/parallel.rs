@@ -1,5 +1,7 @@
 //! Mapping work over the machine's cores with scoped threads, in order.
 
+use std::sync::Mutex;
+
 use anyhow::Result;
 
 /// How many threads to use for `jobs` items.
@@ -28,22 +30,21 @@ pub fn map_owned<T: Send, R: Send>(
             .map(|(i, t)| f(i, t))
             .collect();
     }
-    // Interleaved rather than chunked: neighbouring chapters differ a lot in
-    // size (a model page, then its heavy deployment pages).
-    let mut buckets: Vec<Vec<(usize, T)>> = (0..workers).map(|_| Vec::new()).collect();
-    for (i, t) in items.into_iter().enumerate() {
-        buckets[i % workers].push((i, t));
-    }
-    let f = &f;
+    // Each thread takes the next item when it is free, rather than a fixed
+    // share: pages differ a lot in cost (a deployment page of 400 KiB; the
+    // first block of a language compiles its grammar, 90 ms for Markdown).
+    let queue = Mutex::new(items.into_iter().enumerate());
+    let next = || queue.lock().expect("queue lock").next();
+    let (f, next) = (&f, &next);
     let results: Vec<Vec<(usize, Result<R>)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = buckets
-            .into_iter()
-            .map(|bucket| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
                 s.spawn(move || {
-                    bucket
-                        .into_iter()
-                        .map(|(i, t)| (i, f(i, t)))
-                        .collect::<Vec<_>>()
+                    let mut done = Vec::new();
+                    while let Some((i, t)) = next() {
+                        done.push((i, f(i, t)));
+                    }
+                    done
                 })
             })
             .collect();
