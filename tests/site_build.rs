@@ -376,3 +376,40 @@ fn offline_export_refuses_remote_assets_and_leaves_nothing_behind() {
         .count();
     assert_eq!(leftovers, 0, "no staging directory left");
 }
+
+/// Regression: generated deployment chapters were walked again for
+/// directives, so text from the data (a setup reason) that looked like a
+/// directive failed the build with an error in a chapter that is not on disk
+/// (`src/mini/mini-fp8-h200-….md:45:65: a directive must stand on its own
+/// line`), or would have been expanded there. Generated Markdown is now final.
+#[test]
+fn directive_text_from_data_is_not_expanded_in_generated_chapters() {
+    let book = common::mini_book("data-directive");
+    let data = book.join("data/mini.json");
+    let text = common::read(&data).replacen(
+        "\"reason\": \"persistence mode\"",
+        "\"reason\": \"see <<agentx page=\\\"Mini-Test\\\">>\"",
+        1,
+    );
+    assert!(text.contains("see <<agentx"), "fixture changed");
+    std::fs::write(&data, text).unwrap();
+    let out = common::temp("data-directive-out");
+    let report = build_into(&book, &out).unwrap();
+    assert_eq!(report.pages, 4);
+    let files = files_under(&out);
+    let shown = files
+        .iter()
+        .filter(|(_, b)| String::from_utf8_lossy(b).contains("see &lt;"))
+        .count();
+    assert!(shown > 0, "the reason is still shown");
+    for (path, bytes) in &files {
+        let html = String::from_utf8_lossy(bytes);
+        // One section per directive of mini.md, and none in deployment pages.
+        let sections = html.matches("id=\"agentic-long-context-deployment").count();
+        assert!(
+            sections == 0 || path == Path::new("mini.html") || path == Path::new("index.html"),
+            "{} holds {sections} sections",
+            path.display()
+        );
+    }
+}
