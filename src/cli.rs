@@ -533,9 +533,7 @@ fn watch_mode(poll: bool) -> crate::serve::WatchMode {
 }
 
 fn print_report(what: &str, r: &crate::site::BuildReport) {
-    for w in &r.warnings {
-        eprintln!("warning: {w}");
-    }
+    // The warnings themselves were printed as the chapters expanded.
     let memory = crate::bench::peak_rss_mib()
         .map(|m| format!(", peak memory {m:.0} MiB"))
         .unwrap_or_default();

@@ -189,6 +189,21 @@ impl Library {
                 }
             }
         };
+        if self.residency == Residency::OnDemand
+            && let Some(other) = self.by_page.get(&model).cloned()
+        {
+            // Two files claim one page. A resident library decodes both and
+            // only a file that decodes claims a name; do the same here, so
+            // `build` and `serve` agree on which file a page comes from.
+            if let Err(e) = self.load_entry(&other) {
+                self.failed.insert(other, format!("{e:#}"));
+                self.by_page.remove(&model);
+            }
+            if let Err(e) = self.load_entry(&path) {
+                self.failed.insert(path, format!("{e:#}"));
+                return;
+            }
+        }
         if let Some(other) = self.by_page.get(&model) {
             self.entries.remove(&path);
             self.failed.insert(
@@ -582,8 +597,8 @@ pub type ManifestSink<'a> = dyn FnMut(Vec<ManifestEntry>) -> Result<()> + 'a;
 /// first directive; callers that rebuild (serve, watch) keep it. The command
 /// sets of each chapter go to `sets` as soon as a batch of chapters is done,
 /// so a large book never holds every set's text at once. Chapters expand on
-/// all cores; errors and warnings come in reading order, and callers print
-/// the warnings.
+/// all cores; errors and warnings come in reading order. Warnings are
+/// printed to stderr as they come, and returned for reports.
 pub fn expand_book(
     book: &mut Book,
     root: &Path,
@@ -611,6 +626,10 @@ pub fn expand_book(
             expand_chapter(job.content, job.path, &job.display, library, cfg.on_error)
         })?;
         for (job, e) in chunk.iter().zip(expanded) {
+            // Printed here, once and in reading order, for every command.
+            for w in &e.warnings {
+                eprintln!("warning: {w}");
+            }
             warnings.extend(e.warnings);
             sets(e.manifest)?;
             results.push((job.order, e.content, e.subchapters));
@@ -699,9 +718,6 @@ pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<()> 
         Residency::OnDemand,
         &mut |_| Ok(()),
     )?;
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
     if !warnings.is_empty() {
         eprintln!(
             "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",

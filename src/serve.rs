@@ -222,9 +222,6 @@ fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first:
                 r.rendered.rerendered,
                 r.site.pages.len()
             );
-            for w in &r.site.warnings {
-                eprintln!("warning: {w}");
-            }
         }
         Err(e) => {
             let message = format!("{e:#}");

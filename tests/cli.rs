@@ -146,3 +146,41 @@ fn stats_of_the_sample_book() {
     assert!(out.contains("| **Total** | 21 | 28 | 112 |"), "{out}");
     assert!(out.ends_with("| 576 |\n"), "{out}");
 }
+
+/// Regression: warnings for directives left unexpanded (`on-error = "warn"`)
+/// were printed twice by `build` and not at all by `export --single-file`.
+#[test]
+fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
+    let book = common::mini_book("cli-warn");
+    let toml = common::read(&book.join("book.toml"));
+    std::fs::write(
+        book.join("book.toml"),
+        format!("{toml}on-error = \"warn\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("src/plain.md"),
+        "# Plain\n\n<<agentx page=\"Nope\">>\n",
+    )
+    .unwrap();
+    let b = book.to_string_lossy().into_owned();
+    let out = common::temp("cli-warn-out");
+    let single = common::temp("cli-warn-single.html");
+    for args in [
+        vec!["build", b.as_str(), "-d", out.to_str().unwrap()],
+        vec![
+            "export",
+            b.as_str(),
+            "--single-file",
+            single.to_str().unwrap(),
+        ],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let lines = err
+            .lines()
+            .filter(|l| l.starts_with("warning: ") && l.contains("unknown page `Nope`"))
+            .count();
+        assert_eq!(lines, 1, "{args:?}:\n{err}");
+    }
+}

@@ -379,3 +379,36 @@ fn on_demand_library_expands_like_a_resident_one_and_keeps_nothing_decoded() {
     assert_eq!(err(&resident), err(&on_demand));
     assert!(err(&on_demand).contains("did you mean `Mini-Test`?"));
 }
+
+/// Regression: with two files for one page, an on-demand library let the
+/// first file claim the name even when it could not be decoded, so `build`
+/// failed where `serve` and `check` (resident) used the good file.
+#[test]
+fn a_broken_file_never_claims_a_page_name_from_a_good_one() {
+    let root = common::temp("dup-pages");
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    std::fs::write(
+        root.join("data/a-broken.json"),
+        "{\"model\": \"Mini-Test\", \"hardware\": \"oops\"}",
+    )
+    .unwrap();
+    std::fs::copy(
+        common::fixture("data/mini.json"),
+        root.join("data/mini.json"),
+    )
+    .unwrap();
+    let chapter = "<<agentx page=\"Mini-Test\">>\n";
+    let mut outputs = Vec::new();
+    for lib in [
+        Library::load(&root, Path::new("data")).unwrap(),
+        Library::index(&root, Path::new("data")).unwrap(),
+    ] {
+        let out = expand_chapter(chapter, Path::new("m.md"), "m.md", &lib, OnError::Fail);
+        let out = out.unwrap_or_else(|e| panic!("{:?}: {e:#}", lib.residency()));
+        let failures = lib.failures();
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].contains("a-broken.json"), "{failures:?}");
+        outputs.push(out.content);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+}

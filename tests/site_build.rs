@@ -67,15 +67,33 @@ fn sample_book_links_and_anchors_resolve() {
 fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
     let book = common::mini_book("atomic-book");
     let out = common::temp("atomic-out");
-    // A leftover of an interrupted build is cleaned up by the next one.
-    let stale = out.with_file_name(format!(
-        ".{}.tmp-1",
-        out.file_name().unwrap().to_string_lossy()
-    ));
+    // A leftover of an interrupted build (its process is gone) is cleaned up
+    // by the next one; the directory of a build still running is not.
+    let staging_of = |pid: u32| {
+        out.with_file_name(format!(
+            ".{}.tmp-{pid}",
+            out.file_name().unwrap().to_string_lossy()
+        ))
+    };
+    let stale = staging_of(u32::MAX);
     std::fs::create_dir_all(stale.join("half")).unwrap();
-    let report = build_into(&book, &out).unwrap();
-    assert_eq!(report.pages, 4);
+    let mut running = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let live = staging_of(running.id());
+    std::fs::create_dir_all(live.join("half")).unwrap();
+    let report = build_into(&book, &out);
+    let live_kept = live.exists();
+    running.kill().unwrap();
+    running.wait().unwrap();
+    std::fs::remove_dir_all(&live).unwrap_or_default();
+    assert_eq!(report.unwrap().pages, 4);
     assert!(!stale.exists(), "stale temporary directory removed");
+    assert!(
+        live_kept || !cfg!(target_os = "linux"),
+        "another running build's directory kept"
+    );
     let before = std::fs::read(out.join("mini.html")).unwrap();
     // Break the data: the build fails, names the file and path, and leaves the site as it was.
     let data = book.join("data/mini.json");
@@ -412,4 +430,33 @@ fn directive_text_from_data_is_not_expanded_in_generated_chapters() {
             path.display()
         );
     }
+}
+
+/// Regression: a file named like the manifest in the source directory
+/// replaced the real manifest in the built site.
+#[test]
+fn source_files_never_replace_generated_files() {
+    let book = common::mini_book("static-clash");
+    std::fs::write(book.join("src/agentx-manifest.json"), "{\"stale\": true}").unwrap();
+    std::fs::write(book.join("src/picture.svg"), "<svg/>").unwrap();
+    let out = common::temp("static-clash-out");
+    let report = build_into(&book, &out).unwrap();
+    let manifest = common::read(&out.join("agentx-manifest.json"));
+    assert!(manifest.contains("\"command_sets\""), "{manifest}");
+    assert_eq!(common::read(&out.join("picture.svg")), "<svg/>");
+    assert_eq!(
+        report.files,
+        files_under(&out).len(),
+        "each file counted once"
+    );
+    let files = Site::load(&book)
+        .unwrap()
+        .render_files(&BuildOptions::default())
+        .unwrap();
+    let manifests: Vec<_> = files
+        .iter()
+        .filter(|f| f.0 == Path::new("agentx-manifest.json"))
+        .collect();
+    assert_eq!(manifests.len(), 1);
+    assert!(String::from_utf8_lossy(&manifests[0].1).contains("\"command_sets\""));
 }

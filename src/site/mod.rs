@@ -143,24 +143,23 @@ fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<SidebarItem>
         active: false,
         parent: None,
     };
-    // Part titles and separators are hidden too, but only chapters are counted.
-    let chapters_in = |tops: &[usize]| {
-        tops.iter()
-            .filter(|&&i| matches!(rows[i].kind, "chapter" | "draft"))
-            .count()
-    };
-    let (before, after) = (chapters_in(&top[..lo]), chapters_in(&top[hi..]));
-    let mut shown = Vec::new();
-    if before > 0 {
-        shown.push(more(before));
-    }
-    shown.extend((first..end).filter_map(|i| {
-        let r = &rows[i];
-        (r.depth == 0 || r.parent.is_some_and(|p| branch.contains(&p))).then(|| SidebarItem {
+    let shown_rows = (first..end)
+        .filter(|&i| rows[i].depth == 0 || rows[i].parent.is_some_and(|p| branch.contains(&p)));
+    let mut shown: Vec<SidebarItem> = shown_rows
+        .map(|i| SidebarItem {
             active: Some(i) == current,
-            ..r.clone()
+            ..rows[i].clone()
         })
-    }));
+        .collect();
+    // Every hidden chapter, at any depth, is counted once: before the window
+    // or after its start. Part titles and separators are hidden too, not counted.
+    let is_chapter = |r: &SidebarItem| matches!(r.kind, "chapter" | "draft");
+    let before = rows[..first].iter().filter(|r| is_chapter(r)).count();
+    let after = rows[first..].iter().filter(|r| is_chapter(r)).count()
+        - shown.iter().filter(|r| is_chapter(r)).count();
+    if before > 0 {
+        shown.insert(0, more(before));
+    }
     if after > 0 {
         shown.push(more(after));
     }
@@ -455,7 +454,41 @@ impl Site {
             })?;
             out.put(extra, bytes)?;
         }
+        // A file in the source dir never replaces a generated one (the
+        // manifest, a page, a theme asset): it would stale the site silently.
+        let mut generated: HashSet<PathBuf> =
+            self.pages.iter().map(|p| html_path(&p.path)).collect();
+        generated.extend(
+            [
+                "index.html",
+                "404.html",
+                ALL_CHAPTERS,
+                SEARCH_INDEX,
+                crate::diff::MANIFEST,
+            ]
+            .map(PathBuf::from),
+        );
+        generated.extend(
+            theme
+                .assets()
+                .map(|(name, _)| Path::new("theme").join(name)),
+        );
+        let html = &self.dir.config.output.html;
+        generated.extend(
+            html.additional_css
+                .iter()
+                .chain(&html.additional_js)
+                .cloned(),
+        );
         for (rel, bytes) in self.static_files()? {
+            if generated.contains(&rel) {
+                eprintln!(
+                    "warning: {} is not copied: the build generates {}; rename it",
+                    self.dir.display_path(&self.dir.src_dir().join(&rel)),
+                    rel.display()
+                );
+                continue;
+            }
             out.put(&rel, bytes)?;
         }
         Ok(rerendered.into_inner())
@@ -820,7 +853,10 @@ pub fn build_inspected(
         sets.iter().try_for_each(|e| manifest.push(e))
     })?;
     let (_, command_sets) = manifest.finish()?;
-    stage.count_file(std::fs::metadata(&manifest_path)?.len());
+    let manifest_len = std::fs::metadata(&manifest_path)
+        .with_context(|| format!("cannot read {}", manifest_path.display()))?
+        .len();
+    stage.count_file(manifest_len);
     let markdown = site.take_markdown();
     let inspected = Inspected {
         inner: &stage,
@@ -929,12 +965,16 @@ impl Staging {
             .into_owned();
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
-        // Leftovers of a build that was interrupted (Ctrl-C during `watch`).
+        // Leftovers of a build that was interrupted (Ctrl-C during `watch`),
+        // but not the directory of a build still running in another process.
         if let Ok(entries) = std::fs::read_dir(parent) {
             for e in entries.flatten() {
                 let n = e.file_name().to_string_lossy().into_owned();
-                if n.starts_with(&format!(".{name}.tmp-"))
-                    || n.starts_with(&format!(".{name}.old-"))
+                let pid = n
+                    .strip_prefix(&format!(".{name}.tmp-"))
+                    .or_else(|| n.strip_prefix(&format!(".{name}.old-")));
+                if let Some(pid) = pid
+                    && !pid.parse().is_ok_and(process_is_running)
                 {
                     let _ = std::fs::remove_dir_all(e.path());
                 }
@@ -999,6 +1039,12 @@ impl Staging {
     }
 }
 
+/// Whether process `pid` is running (Linux); elsewhere, never, so leftovers
+/// are always cleaned as before.
+fn process_is_running(pid: u32) -> bool {
+    pid != std::process::id() && Path::new("/proc").join(pid.to_string()).exists()
+}
+
 impl FileSink for Staging {
     fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()> {
         let p = self.tmp.join(rel);
@@ -1052,7 +1098,9 @@ mod tests {
         }
         let shown = sidebar_for(&rows, Some(b + 5));
         let hrefs: Vec<&str> = shown.iter().map(|r| r.href.as_str()).collect();
-        assert_eq!(hrefs.len(), 2 + 200);
+        // Both top-level rows, b's children, and a link for a's 200 children.
+        assert_eq!(hrefs.len(), 2 + 200 + 1);
+        assert_eq!(shown.last().unwrap().title, "All chapters (200 more)");
         assert!(hrefs.contains(&"a.html") && hrefs.contains(&"b/199.html"));
         assert!(!hrefs.contains(&"a/0.html"));
         assert!(shown.iter().any(|r| r.active && r.href == "b/4.html"));
@@ -1080,29 +1128,31 @@ mod tests {
         let hrefs = |shown: &[SidebarItem]| -> Vec<String> {
             shown.iter().map(|r| r.href.clone()).collect()
         };
-        // In the middle: 20 top-level rows before the current one's, 19 after.
+        // In the middle: 20 top-level rows before the current one's, 19 after;
+        // 30 model chapters and their 90 children before the window.
         let shown = sidebar_for(&rows, at(50, 1));
         let h = hrefs(&shown);
         assert_eq!(shown.len(), 1 + TOP_LEVEL_WINDOW + 3 + 1);
         assert_eq!(
             (shown[0].kind, shown[0].title.as_str()),
-            ("more", "All chapters (30 more)")
+            ("more", "All chapters (120 more)")
         );
         assert_eq!(h[0], ALL_CHAPTERS);
         assert_eq!(h[1], "30.html");
         assert_eq!(h[h.len() - 2], "69.html");
-        assert_eq!(shown.last().unwrap().title, "All chapters (30 more)");
+        assert_eq!(shown.last().unwrap().title, "All chapters (237 more)");
         assert!(h.contains(&"50/2.html".to_string()) && !h.contains(&"49/0.html".to_string()));
         assert!(shown.iter().any(|r| r.active && r.href == "50/1.html"));
         // At the start and the end the window stays full.
         let first = sidebar_for(&rows, at(0, 0));
         assert_eq!(first[0].href, "0.html");
-        assert_eq!(first.last().unwrap().title, "All chapters (60 more)");
+        assert_eq!(first.last().unwrap().title, "All chapters (357 more)");
         assert_eq!(first.len(), TOP_LEVEL_WINDOW + 3 + 1);
         let last = sidebar_for(&rows, at(99, 2));
-        assert_eq!(last[0].title, "All chapters (60 more)");
+        assert_eq!(last[0].title, "All chapters (240 more)");
         assert_eq!(last[1].href, "60.html");
-        assert_eq!(last.last().unwrap().href, "99/2.html");
+        assert_eq!(last[last.len() - 2].href, "99/2.html");
+        assert_eq!(last.last().unwrap().title, "All chapters (117 more)");
         // Pages with no row (404) show the window at the start.
         assert_eq!(hrefs(&sidebar_for(&rows, None))[..2], ["0.html", "1.html"]);
         // Hidden part titles are not counted as chapters.
@@ -1115,7 +1165,20 @@ mod tests {
             ..r.clone()
         }));
         let shown = sidebar_for(&with_part, at(50, 1).map(|i| i + 1));
-        assert_eq!(shown[0].title, "All chapters (30 more)");
+        assert_eq!(shown[0].title, "All chapters (120 more)");
         assert_eq!(shown[1].href, "30.html");
+        // Few top-level chapters with many children: all top-level rows show,
+        // and the other chapters' children are reached through the link.
+        let mut wide = Vec::new();
+        for t in 0..30 {
+            let parent = wide.len();
+            wide.push(row(0, None, &format!("w{t}.html")));
+            for c in 0..20 {
+                wide.push(row(1, Some(parent), &format!("w{t}/{c}.html")));
+            }
+        }
+        let shown = sidebar_for(&wide, Some(5 * 21 + 1));
+        assert_eq!(shown.len(), 30 + 20 + 1);
+        assert_eq!(shown.last().unwrap().title, "All chapters (580 more)");
     }
 }
