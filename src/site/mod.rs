@@ -1108,13 +1108,13 @@ mod tests {
         assert_eq!(sidebar_for(&rows[..50], Some(3)).len(), 50);
     }
 
-    /// 100 top-level chapters with 3 children each: 400 rows.
-    fn many_top_level() -> Vec<SidebarItem> {
+    /// `top` top-level chapters (`{t}.html`) with `children` children each (`{t}/{c}.html`).
+    fn tree(top: usize, children: usize) -> Vec<SidebarItem> {
         let mut rows = Vec::new();
-        for t in 0..100 {
+        for t in 0..top {
             let parent = rows.len();
             rows.push(row(0, None, &format!("{t}.html")));
-            for c in 0..3 {
+            for c in 0..children {
                 rows.push(row(1, Some(parent), &format!("{t}/{c}.html")));
             }
         }
@@ -1123,7 +1123,8 @@ mod tests {
 
     #[test]
     fn many_top_level_chapters_show_a_window_and_links_to_all_chapters() {
-        let rows = many_top_level();
+        // 100 top-level chapters with 3 children each: 400 rows.
+        let rows = tree(100, 3);
         let at = |t: usize, c: usize| rows.iter().position(|r| r.href == format!("{t}/{c}.html"));
         let hrefs = |shown: &[SidebarItem]| -> Vec<String> {
             shown.iter().map(|r| r.href.clone()).collect()
@@ -1169,14 +1170,7 @@ mod tests {
         assert_eq!(shown[1].href, "30.html");
         // Few top-level chapters with many children: all top-level rows show,
         // and the other chapters' children are reached through the link.
-        let mut wide = Vec::new();
-        for t in 0..30 {
-            let parent = wide.len();
-            wide.push(row(0, None, &format!("w{t}.html")));
-            for c in 0..20 {
-                wide.push(row(1, Some(parent), &format!("w{t}/{c}.html")));
-            }
-        }
+        let wide = tree(30, 20);
         let shown = sidebar_for(&wide, Some(5 * 21 + 1));
         assert_eq!(shown.len(), 30 + 20 + 1);
         assert_eq!(shown.last().unwrap().title, "All chapters (580 more)");
