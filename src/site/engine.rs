@@ -15,7 +15,7 @@ use anyhow::{Result, anyhow};
 
 use super::book::BookDir;
 use super::theme::Theme;
-use super::{BodyCache, BuildOptions, Rendered, Site};
+use super::{BuildOptions, RenderCache, Rendered, Site};
 use crate::preprocess::Library;
 
 /// What a changed path means for the next rebuild.
@@ -78,7 +78,7 @@ pub struct Engine {
     theme: Result<Theme, String>,
     /// Why `book.toml` failed to load, until it is fixed.
     config_error: Option<String>,
-    bodies: BodyCache,
+    cache: RenderCache,
 }
 
 impl Engine {
@@ -93,7 +93,7 @@ impl Engine {
             dir,
             library: None,
             config_error: None,
-            bodies: BodyCache::new(),
+            cache: RenderCache::default(),
         })
     }
 
@@ -173,10 +173,11 @@ impl Engine {
                     }
                     self.library = None;
                     self.theme = Theme::load(&self.root).map_err(|e| format!("{e:#}"));
-                    self.bodies.clear();
+                    self.cache.clear();
                 }
                 Change::Theme => {
                     self.theme = Theme::load(&self.root).map_err(|e| format!("{e:#}"));
+                    self.cache.clear_pages();
                 }
                 Change::Data(paths) => {
                     if let Some(lib) = &mut self.library {
@@ -191,7 +192,7 @@ impl Engine {
         }
         let theme = self.theme.as_ref().map_err(|e| anyhow!("{e}"))?;
         let site = Site::expand(self.dir.clone(), &mut self.library)?;
-        let rendered = site.render_with(theme, &mut self.bodies, opts)?;
+        let rendered = site.render_with(theme, &mut self.cache, opts)?;
         Ok(Rebuild {
             site,
             rendered,

@@ -64,7 +64,7 @@ pub struct PageSource {
 }
 
 /// A sidebar row.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Hash)]
 pub struct SidebarItem {
     /// `chapter`, `draft`, `part`, `separator`, or `more` (a link to the
     /// page listing every chapter, in a shortened sidebar).
@@ -187,9 +187,29 @@ fn href(p: &Path) -> String {
     p.to_string_lossy().replace('\\', "/")
 }
 
-/// Rendered chapter bodies by a hash of (chapter path, Markdown): a rebuild
-/// re-renders only chapters whose Markdown changed.
-pub type BodyCache = HashMap<u64, Arc<RenderedMarkdown>>;
+/// What a rebuild reuses (`serve`, `watch`): chapter bodies by a hash of
+/// (chapter path, Markdown), so only chapters whose Markdown changed are
+/// rendered again; and laid-out pages by a hash of (body, position, the
+/// book's sidebar and chapter list), so only pages whose inputs changed go
+/// through the templates again. The theme and `book.toml` are not in the
+/// keys: clear the cache when they change.
+#[derive(Default)]
+pub struct RenderCache {
+    bodies: HashMap<u64, Arc<RenderedMarkdown>>,
+    pages: HashMap<u64, Vec<u8>>,
+}
+
+impl RenderCache {
+    pub fn clear(&mut self) {
+        self.bodies.clear();
+        self.pages.clear();
+    }
+
+    /// Forgets laid-out pages only (the templates changed).
+    pub fn clear_pages(&mut self) {
+        self.pages.clear();
+    }
+}
 
 fn body_key(path: &Path, markdown: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -233,6 +253,15 @@ pub struct Rendered {
     pub files: Vec<(PathBuf, Vec<u8>)>,
     /// Chapters whose body was rendered (not taken from the cache).
     pub rerendered: usize,
+    /// Pages laid out with the templates (not taken from the cache).
+    pub laid_out: usize,
+}
+
+/// How many bodies and pages a render made rather than took from a cache.
+#[derive(Debug, Default)]
+struct RenderCounts {
+    bodies: AtomicUsize,
+    pages: AtomicUsize,
 }
 
 impl Site {
@@ -302,14 +331,16 @@ impl Site {
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
     pub fn render_files(&self, opts: &BuildOptions) -> Result<Vec<(PathBuf, Vec<u8>)>> {
         let theme = Theme::load(&self.dir.root)?;
-        Ok(self.render_with(&theme, &mut BodyCache::new(), opts)?.files)
+        Ok(self
+            .render_with(&theme, &mut RenderCache::default(), opts)?
+            .files)
     }
 
-    /// Every output file, in memory, reusing cached chapter bodies.
+    /// Every output file, in memory, reusing cached bodies and pages.
     pub fn render_with(
         &self,
         theme: &Theme,
-        bodies: &mut BodyCache,
+        cache: &mut RenderCache,
         opts: &BuildOptions,
     ) -> Result<Rendered> {
         let markdown = self
@@ -318,17 +349,20 @@ impl Site {
             .map(|p| Cow::Borrowed(p.markdown.as_str()))
             .collect();
         let files = MemoryFiles::default();
-        let cache = Mutex::new(std::mem::take(bodies));
-        let rerendered = self.render_into(markdown, theme, Some(&cache), opts, &files);
-        *bodies = cache.into_inner().expect("body cache lock");
-        let rerendered = rerendered?;
-        files.put(
-            Path::new(crate::diff::MANIFEST),
-            self.manifest().to_json().into_bytes(),
-        )?;
+        let shared = Mutex::new(std::mem::take(cache));
+        let counts = self.render_into(markdown, theme, Some(&shared), opts, &files);
+        *cache = shared.into_inner().expect("render cache lock");
+        let counts = counts?;
+        // Written from the entries in place: a rebuild should not copy every set's text.
+        let mut manifest = crate::diff::ManifestWriter::new(Vec::new())?;
+        for e in &self.manifest {
+            manifest.push(e)?;
+        }
+        files.put(Path::new(crate::diff::MANIFEST), manifest.finish()?.0)?;
         Ok(Rendered {
             files: files.into_sorted(),
-            rerendered,
+            rerendered: counts.bodies.into_inner(),
+            laid_out: counts.pages.into_inner(),
         })
     }
 
@@ -343,7 +377,7 @@ impl Site {
 
     /// Renders every page (from `markdown`, one per page) and every other
     /// file of the site except the manifest into `out`; returns how many
-    /// chapter bodies were rendered rather than taken from `bodies`.
+    /// chapter bodies and pages were made rather than taken from `cache`.
     ///
     /// Pages render on all cores, each from Markdown to its file in one
     /// step, so with owned Markdown and no cache a page's text, body and HTML
@@ -352,12 +386,12 @@ impl Site {
         &self,
         markdown: Vec<Cow<'_, str>>,
         theme: &Theme,
-        bodies: Option<&Mutex<BodyCache>>,
+        cache: Option<&Mutex<RenderCache>>,
         opts: &BuildOptions,
         out: &dyn FileSink,
-    ) -> Result<usize> {
+    ) -> Result<RenderCounts> {
         assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
-        let keys: Vec<u64> = match bodies {
+        let keys: Vec<u64> = match cache {
             Some(_) => self
                 .pages
                 .iter()
@@ -369,37 +403,55 @@ impl Site {
         // The first chapter doubles as the front page, as in mdBook.
         let has_index = self.pages.iter().any(|p| p.path == Path::new("index.md"));
         let front_is_first = !has_index && self.pages[0].path.parent() == Some(Path::new(""));
-        let rerendered = AtomicUsize::new(0);
+        let counts = RenderCounts::default();
+        let layout = self.layout_key(opts);
+        let page_key = |i: usize| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (layout, i, keys[i]).hash(&mut h);
+            h.finish()
+        };
+        fn lock(c: &Mutex<RenderCache>) -> std::sync::MutexGuard<'_, RenderCache> {
+            c.lock().expect("render cache lock")
+        }
         let index = crate::parallel::map_owned(markdown, |i, md| {
             let page = &self.pages[i];
-            let cached =
-                bodies.and_then(|c| c.lock().expect("body cache lock").get(&keys[i]).cloned());
+            let cached = cache.and_then(|c| lock(c).bodies.get(&keys[i]).cloned());
             let body = match cached {
                 Some(body) => body,
                 None => {
-                    rerendered.fetch_add(1, Ordering::Relaxed);
+                    counts.bodies.fetch_add(1, Ordering::Relaxed);
                     let body = Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages));
-                    if let Some(c) = bodies {
-                        c.lock()
-                            .expect("body cache lock")
-                            .insert(keys[i], body.clone());
+                    if let Some(c) = cache {
+                        lock(c).bodies.insert(keys[i], body.clone());
                     }
                     body
                 }
             };
             drop(md);
-            let html = self.render_page(i, &body, theme, opts)?.into_bytes();
+            let cached = cache.and_then(|c| lock(c).pages.get(&page_key(i)).cloned());
+            let html = match cached {
+                Some(html) => html,
+                None => {
+                    counts.pages.fetch_add(1, Ordering::Relaxed);
+                    let html = self.render_page(i, &body, theme, opts)?.into_bytes();
+                    if let Some(c) = cache {
+                        lock(c).pages.insert(page_key(i), html.clone());
+                    }
+                    html
+                }
+            };
             if i == 0 && front_is_first {
                 out.put(Path::new("index.html"), html.clone())?;
             }
             out.put(&html_path(&page.path), html)?;
             Ok(search_entries(page, &body.headings))
         })?;
-        if let Some(c) = bodies {
+        if let Some(c) = cache {
             let used: HashSet<u64> = keys.iter().copied().collect();
-            c.lock()
-                .expect("body cache lock")
-                .retain(|k, _| used.contains(k));
+            let used_pages: HashSet<u64> = (0..keys.len()).map(page_key).collect();
+            let mut c = lock(c);
+            c.bodies.retain(|k, _| used.contains(k));
+            c.pages.retain(|k, _| used_pages.contains(k));
         }
         if !has_index && !front_is_first {
             let target = href(&html_path(&self.pages[0].path));
@@ -491,12 +543,25 @@ impl Site {
             }
             out.put(&rel, bytes)?;
         }
-        Ok(rerendered.into_inner())
+        Ok(counts)
     }
 
     /// The manifest of every command set the book shows.
     pub fn manifest(&self) -> crate::diff::Manifest {
         crate::diff::Manifest::new(self.manifest.clone())
+    }
+
+    /// A hash of everything a page's layout reads besides its own body: the
+    /// sidebar, every chapter's path, title and number (prev/next links) and
+    /// the live-reload script.
+    fn layout_key(&self, opts: &BuildOptions) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.sidebar.hash(&mut h);
+        for p in &self.pages {
+            (&p.path, &p.title, &p.number).hash(&mut h);
+        }
+        opts.extra_script.hash(&mut h);
+        h.finish()
     }
 
     fn stylesheets(&self) -> Vec<String> {
