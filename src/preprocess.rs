@@ -93,8 +93,8 @@ pub enum Residency {
     Resident,
     /// Files are only indexed by page name on load; a directive decodes the
     /// file it uses and drops it when done. Why: a one-shot build of a large
-    /// book must not hold every decoded page at once (a book 100× the sample
-    /// held 350 MB of decoded pages).
+    /// book must not hold every decoded page at once (decoded pages took
+    /// 35 MiB for a book 10× the sample, so about 350 MiB at 100×).
     OnDemand,
 }
 

@@ -88,7 +88,7 @@ pub const SIDEBAR_FULL_LIMIT: usize = 300;
 /// In such a book, at most this many top-level rows, around the current
 /// page's, plus links to the page listing every chapter. Why: a book of 600
 /// model chapters still grew with pages × top-level rows (a 100× book wrote
-/// 917 MB, a third of it sidebars).
+/// 896 MiB, 247 MiB of it sidebars).
 pub const TOP_LEVEL_WINDOW: usize = 40;
 
 /// The page listing every chapter, written when sidebars are shortened.
@@ -391,25 +391,28 @@ impl Site {
         out: &dyn FileSink,
     ) -> Result<RenderCounts> {
         assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
-        let keys: Vec<u64> = match cache {
-            Some(_) => self
-                .pages
-                .iter()
-                .zip(&markdown)
-                .map(|(p, md)| body_key(&p.path, md))
-                .collect(),
-            None => Vec::new(),
+        // Cache keys of each page's body and laid-out page (none without a cache).
+        let (keys, page_keys): (Vec<u64>, Vec<u64>) = match cache {
+            Some(_) => {
+                let layout = self.layout_key(opts);
+                self.pages
+                    .iter()
+                    .zip(&markdown)
+                    .enumerate()
+                    .map(|(i, (p, md))| {
+                        let body = body_key(&p.path, md);
+                        let mut h = std::collections::hash_map::DefaultHasher::new();
+                        (layout, i, body).hash(&mut h);
+                        (body, h.finish())
+                    })
+                    .unzip()
+            }
+            None => (Vec::new(), Vec::new()),
         };
         // The first chapter doubles as the front page, as in mdBook.
         let has_index = self.pages.iter().any(|p| p.path == Path::new("index.md"));
         let front_is_first = !has_index && self.pages[0].path.parent() == Some(Path::new(""));
         let counts = RenderCounts::default();
-        let layout = self.layout_key(opts);
-        let page_key = |i: usize| {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            (layout, i, keys[i]).hash(&mut h);
-            h.finish()
-        };
         fn lock(c: &Mutex<RenderCache>) -> std::sync::MutexGuard<'_, RenderCache> {
             c.lock().expect("render cache lock")
         }
@@ -428,14 +431,14 @@ impl Site {
                 }
             };
             drop(md);
-            let cached = cache.and_then(|c| lock(c).pages.get(&page_key(i)).cloned());
+            let cached = cache.and_then(|c| lock(c).pages.get(&page_keys[i]).cloned());
             let html = match cached {
                 Some(html) => html,
                 None => {
                     counts.pages.fetch_add(1, Ordering::Relaxed);
                     let html = self.render_page(i, &body, theme, opts)?.into_bytes();
                     if let Some(c) = cache {
-                        lock(c).pages.insert(page_key(i), html.clone());
+                        lock(c).pages.insert(page_keys[i], html.clone());
                     }
                     html
                 }
@@ -448,7 +451,7 @@ impl Site {
         })?;
         if let Some(c) = cache {
             let used: HashSet<u64> = keys.iter().copied().collect();
-            let used_pages: HashSet<u64> = (0..keys.len()).map(page_key).collect();
+            let used_pages: HashSet<u64> = page_keys.iter().copied().collect();
             let mut c = lock(c);
             c.bodies.retain(|k, _| used.contains(k));
             c.pages.retain(|k, _| used_pages.contains(k));
@@ -544,11 +547,6 @@ impl Site {
             out.put(&rel, bytes)?;
         }
         Ok(counts)
-    }
-
-    /// The manifest of every command set the book shows.
-    pub fn manifest(&self) -> crate::diff::Manifest {
-        crate::diff::Manifest::new(self.manifest.clone())
     }
 
     /// A hash of everything a page's layout reads besides its own body: the
@@ -998,7 +996,7 @@ fn check_output_dir(root: &Path, src: &Path, out: &Path) -> Result<()> {
 pub fn write_atomically(out: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     let stage = Staging::create(out)?;
     for (rel, bytes) in files {
-        stage.put(rel, bytes.clone())?;
+        stage.write(rel, bytes)?;
     }
     stage.commit()?;
     Ok(())
@@ -1063,6 +1061,20 @@ impl Staging {
         &self.tmp
     }
 
+    /// Writes one file at `rel`, creating its directory on first use.
+    pub fn write(&self, rel: &Path, bytes: &[u8]) -> Result<()> {
+        let p = self.tmp.join(rel);
+        if let Some(d) = p.parent()
+            && !self.dirs.lock().expect("dirs lock").contains(d)
+        {
+            std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+            self.dirs.lock().expect("dirs lock").insert(d.to_path_buf());
+        }
+        std::fs::write(&p, bytes).with_context(|| format!("cannot write {}", p.display()))?;
+        self.count_file(bytes.len() as u64);
+        Ok(())
+    }
+
     /// Counts a file written into [`Staging::path`] directly.
     pub fn count_file(&self, bytes: u64) {
         self.files.fetch_add(1, Ordering::Relaxed);
@@ -1112,16 +1124,7 @@ fn process_is_running(pid: u32) -> bool {
 
 impl FileSink for Staging {
     fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()> {
-        let p = self.tmp.join(rel);
-        if let Some(d) = p.parent()
-            && !self.dirs.lock().expect("dirs lock").contains(d)
-        {
-            std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
-            self.dirs.lock().expect("dirs lock").insert(d.to_path_buf());
-        }
-        std::fs::write(&p, &bytes).with_context(|| format!("cannot write {}", p.display()))?;
-        self.count_file(bytes.len() as u64);
-        Ok(())
+        self.write(rel, &bytes)
     }
 }
 
