@@ -6,7 +6,6 @@
 
 pub mod bench;
 pub mod check;
-pub mod cli;
 pub mod data;
 pub mod decode;
 pub mod diff;

@@ -184,3 +184,28 @@ fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
         assert_eq!(lines, 1, "{args:?}:\n{err}");
     }
 }
+
+/// Regression: `decode --json … | head -c 10` printed "error: Broken pipe" and
+/// exited 1. A reader that closes stdout early got what it wanted: exit 0.
+#[test]
+fn a_reader_closing_stdout_early_is_not_an_error() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // Over 600 KB of JSON: far more than a pipe holds, so writes fail once closed.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
+        .args(["decode", "--json", "content/agentx/muse-spark-open.json"])
+        .current_dir(common::repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 10];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+    assert_eq!(&first, b"[\n  {\n    ");
+}

@@ -1,0 +1,59 @@
+//! `build`: the book into static HTML, swapped into the output directory whole.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use mdbook_agentx::site::{self, BuildOptions, BuildReport};
+
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    /// Book directory (holding book.toml).
+    #[arg(default_value = ".")]
+    book_dir: PathBuf,
+    /// Output directory (default: [build] build-dir of book.toml, usually `book`).
+    #[arg(short = 'd', long = "dest-dir")]
+    dest: Option<PathBuf>,
+}
+
+pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    let report = site::build(
+        &args.book_dir,
+        &BuildOptions {
+            dest: args.dest,
+            ..Default::default()
+        },
+    )?;
+    print_report("built", &report);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The one line a build reports on stderr (its warnings were printed as the
+/// chapters expanded). `bench` reads the page and set counts and the peak
+/// memory from it.
+pub(super) fn print_report(what: &str, r: &BuildReport) {
+    let memory = peak_rss_mib()
+        .map(|m| format!(", peak memory {m:.0} MiB"))
+        .unwrap_or_default();
+    eprintln!(
+        "{what} {} pages ({} command sets, {} files, {} KiB) into {} in {} ms{memory}",
+        r.pages,
+        r.command_sets,
+        r.files,
+        r.bytes / 1024,
+        r.out_dir.display(),
+        r.elapsed.as_millis()
+    );
+}
+
+/// Peak resident memory of this process in MiB, from `VmHWM` in
+/// `/proc/self/status` (Linux; elsewhere none, and the report omits it).
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<f64>().ok())
+        .map(|kib| kib / 1024.0)
+}

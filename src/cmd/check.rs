@@ -1,0 +1,37 @@
+//! `check`: command lines against flag registries, KV tiers, links and anchors.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use super::OutputFormat;
+
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    /// Book directory (holding book.toml).
+    #[arg(default_value = ".")]
+    book_dir: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
+    /// List every warning instead of grouping them.
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    let report = mdbook_agentx::check::run(&args.book_dir)?;
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        OutputFormat::Text => write!(out, "{}", report.text(args.verbose))?,
+        OutputFormat::Json => {
+            let mut v = serde_json::to_value(&report)?;
+            v["ok"] = serde_json::Value::Bool(report.ok());
+            serde_json::to_writer_pretty(&mut out, &v)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(super::failed_if(!report.ok()))
+}

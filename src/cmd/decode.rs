@@ -1,0 +1,215 @@
+//! `decode`: every command set of data files as JSON, or one as a reader copies it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Result, anyhow, bail};
+use clap::ValueEnum;
+use mdbook_agentx::data::{self, KvTier, Loaded, Router};
+use mdbook_agentx::decode::{self, CommandSet, DecodedPage};
+
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    /// AgentX data files (.json, or .jsx/.js modules).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print JSON instead of copyable text.
+    #[arg(long)]
+    json: bool,
+    /// Cell id, e.g. `qwen3.8next-fp4-b300-sglang-agentic-mtp#0`.
+    #[arg(long)]
+    cell: Option<String>,
+    /// A concurrency the point served.
+    #[arg(long)]
+    conc: Option<u32>,
+    /// KV tier (default: the measured one).
+    #[arg(long, value_enum)]
+    kv: Option<TierArg>,
+    /// Router (default: the submitted one).
+    #[arg(long, value_enum)]
+    router: Option<RouterArg>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TierArg {
+    None,
+    Hicache,
+    Mooncake,
+}
+
+impl From<TierArg> for KvTier {
+    fn from(t: TierArg) -> KvTier {
+        match t {
+            TierArg::None => KvTier::None,
+            TierArg::Hicache => KvTier::Hicache,
+            TierArg::Mooncake => KvTier::Mooncake,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum RouterArg {
+    Sglang,
+    Dynamo,
+}
+
+impl From<RouterArg> for Router {
+    fn from(r: RouterArg) -> Router {
+        match r {
+            RouterArg::Sglang => Router::Sglang,
+            RouterArg::Dynamo => Router::Dynamo,
+        }
+    }
+}
+
+/// Which command sets to print.
+#[derive(Debug, Default)]
+struct SetFilter {
+    cell: Option<String>,
+    conc: Option<u32>,
+    kv: Option<KvTier>,
+    router: Option<Router>,
+}
+
+impl SetFilter {
+    fn matches(&self, s: &CommandSet) -> bool {
+        self.cell.as_ref().is_none_or(|c| *c == s.cell_id)
+            && self.conc.is_none_or(|c| s.concs.contains(&c))
+            && self.kv.is_none_or(|k| k == s.tier)
+            && self.router.is_none_or(|r| r == s.router)
+    }
+}
+
+pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    let filter = SetFilter {
+        cell: args.cell,
+        conc: args.conc,
+        kv: args.kv.map(Into::into),
+        router: args.router.map(Into::into),
+    };
+    let (pages, failed) = load_all(&args.files);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let mut sets = Vec::new();
+        for p in &pages {
+            for s in p.page.command_sets().filter(|s| filter.matches(s)) {
+                sets.push(command_set_json(&p.page.model, s));
+            }
+        }
+        serde_json::to_writer_pretty(&mut out, &sets)?;
+        writeln!(out)?;
+    } else {
+        if args.files.len() != 1 {
+            bail!("without --json, decode prints one command set: give exactly one FILE");
+        }
+        let Some(p) = pages.first() else {
+            return Ok(ExitCode::FAILURE);
+        };
+        let set = select_one(&p.page, &filter)?;
+        write!(out, "{}", set.copy_all_text())?;
+    }
+    Ok(super::failed_if(failed > 0))
+}
+
+/// A loaded and decoded data file.
+pub(super) struct PageData {
+    pub(super) loaded: Loaded,
+    pub(super) page: DecodedPage,
+}
+
+/// Loads and decodes one file; errors name the file.
+fn load_page(path: &Path) -> Result<PageData> {
+    let loaded = data::load_file(path)?;
+    for key in &loaded.ignored {
+        eprintln!("warning: {}: ignored unknown key `{key}`", path.display());
+    }
+    let page =
+        decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
+    Ok(PageData { loaded, page })
+}
+
+/// Loads every file, reporting each failure on stderr; returns the good ones and the failure count.
+pub(super) fn load_all(files: &[PathBuf]) -> (Vec<PageData>, usize) {
+    let mut pages = Vec::new();
+    let mut failed = 0;
+    for f in files {
+        match load_page(f) {
+            Ok(p) => pages.push(p),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                failed += 1;
+            }
+        }
+    }
+    (pages, failed)
+}
+
+/// Picks the one command set a reader asked for; defaults to the measured tier and submitted router.
+fn select_one<'p>(page: &'p DecodedPage, filter: &SetFilter) -> Result<&'p CommandSet> {
+    let (Some(cell), Some(conc)) = (&filter.cell, filter.conc) else {
+        bail!("give --cell ID and --conc N to pick a command set (or use --json)");
+    };
+    let dep = page
+        .deployments
+        .iter()
+        .find(|d| &d.cell_id == cell)
+        .ok_or_else(|| {
+            let ids: Vec<&str> = page
+                .deployments
+                .iter()
+                .map(|d| d.cell_id.as_str())
+                .collect();
+            anyhow!(
+                "no cell `{cell}` in {}; cells: {}",
+                page.model,
+                ids.join(", ")
+            )
+        })?;
+    let candidates: Vec<&CommandSet> = dep
+        .command_sets
+        .iter()
+        .filter(|s| s.concs.contains(&conc))
+        .collect();
+    let Some(first) = candidates.first() else {
+        let concs: Vec<String> = dep.concs.iter().map(|c| decode::concs_label(c)).collect();
+        bail!(
+            "cell `{cell}` has no point at c{conc}; points: {}",
+            concs.join(", ")
+        );
+    };
+    let tier = filter.kv.unwrap_or(first.measured);
+    let router = filter.router.unwrap_or(dep.submitted);
+    candidates
+        .into_iter()
+        .find(|s| s.tier == tier && s.router == router)
+        .ok_or_else(|| {
+            let why = dep
+                .unavailable
+                .iter()
+                .find(|(t, _)| *t == tier)
+                .map(|(_, r)| format!(": {r}"))
+                .unwrap_or_default();
+            anyhow!("cell `{cell}` offers no `{tier}` tier on router `{router}`{why}")
+        })
+}
+
+/// The JSON shape of one command set (`decode --json`).
+fn command_set_json(page: &str, s: &CommandSet) -> serde_json::Value {
+    serde_json::json!({
+        "page": page,
+        "cell": s.cell_id,
+        "point": s.point,
+        "concs": s.concs,
+        "kv": s.tier.id(),
+        "router": s.router.id(),
+        "status": s.status.id(),
+        "label": s.status.label(),
+        "anchor": s.anchor,
+        "titles": s.processes.iter().map(|p| p.title.as_str()).collect::<Vec<_>>(),
+        "blocks": s.processes.iter().map(|p| p.command.as_str()).collect::<Vec<_>>(),
+        "placeholders": s.placeholders.iter().map(|p| serde_json::json!({"name": p.name, "description": p.description})).collect::<Vec<_>>(),
+        "notes": s.notes.iter().map(|n| serde_json::json!({"id": n.id(), "text": n.text()})).collect::<Vec<_>>(),
+        "image": {"name": s.image.image, "status": s.image.status, "commit": s.image.commit},
+    })
+}

@@ -1,0 +1,41 @@
+//! `diff OLD NEW`: command sets identical, added, removed and changed per page.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use mdbook_agentx::diff;
+
+use super::OutputFormat;
+
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    old: String,
+    new: String,
+    /// The book, for git refs.
+    #[arg(long, default_value = ".")]
+    book: PathBuf,
+    /// Also list every added, removed and changed command set, with a unified diff.
+    #[arg(short, long)]
+    verbose: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
+}
+
+pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    let a = diff::load_side(&args.old, &args.book)?;
+    let b = diff::load_side(&args.new, &args.book)?;
+    let d = diff::diff(&a, &b);
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        OutputFormat::Text if args.verbose => write!(out, "{}", d.verbose(&a, &b))?,
+        OutputFormat::Text => write!(out, "{}", d.table())?,
+        OutputFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &d)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,40 @@
+//! `export`: the site for reading without a network, as a directory or one file.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use mdbook_agentx::site::export;
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["offline", "single_file"])))]
+pub(super) struct Args {
+    /// Book directory (holding book.toml).
+    #[arg(default_value = ".")]
+    book_dir: PathBuf,
+    /// Write a self-contained site to this directory (local assets, relative links).
+    #[arg(long, value_name = "OUT")]
+    offline: Option<PathBuf>,
+    /// Write the whole book as one HTML file (assets inlined, chapters as sections).
+    #[arg(long, value_name = "OUT.html")]
+    single_file: Option<PathBuf>,
+}
+
+pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    if let Some(out) = args.offline {
+        let report = export::export_offline(&args.book_dir, &out)?;
+        super::build::print_report("exported (offline, no remote assets)", &report);
+    }
+    if let Some(file) = args.single_file {
+        let html = export::single_file(&args.book_dir)?;
+        let tmp = file.with_extension("html.tmp");
+        std::fs::write(&tmp, &html).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &file).with_context(|| format!("cannot write {}", file.display()))?;
+        eprintln!(
+            "exported the book as one file: {} ({} KiB)",
+            file.display(),
+            html.len() / 1024
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

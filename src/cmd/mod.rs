@@ -1,0 +1,107 @@
+//! The command line: the clap definition of every command and the dispatch to
+//! its `execute`. Each command lives in its own module and returns the exit
+//! code; errors bubble up to `main`, which prints them.
+//!
+//! May use: the library's public API.
+
+mod bench;
+mod build;
+mod check;
+mod decode;
+mod diff;
+mod export;
+mod preprocess;
+mod serve;
+mod stats;
+mod supports;
+mod watch;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mdbook-agentx",
+    version,
+    about = "AgentX launch recipes as static Markdown: an mdBook preprocessor plus tools",
+    long_about = "AgentX launch recipes as static Markdown.\n\n\
+        Without a subcommand, runs as an mdBook preprocessor: reads [context, book] JSON on \
+        stdin and writes the book JSON on stdout. Add it to book.toml as \
+        [preprocessor.agentx]."
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Tell mdBook whether a renderer is supported (exit 0: yes, 1: no).
+    Supports(supports::Args),
+    /// Decode AgentX data files into command sets.
+    ///
+    /// With --json, prints every command set (or those matching the filters) as a
+    /// JSON array. Without it, prints one command set as a reader would copy it;
+    /// --cell and --conc select it, --kv and --router default to what was measured.
+    Decode(decode::Args),
+    /// Build the book into static HTML (the output directory is replaced atomically).
+    Build(build::Args),
+    /// Build, serve over HTTP with live reload, and rebuild on every change.
+    Serve(serve::Args),
+    /// Rebuild the book into its output directory on every change (no server).
+    Watch(watch::Args),
+    /// Export the book for reading without a network.
+    Export(export::Args),
+    /// Check the book: every command line against its image's flag registry,
+    /// KV tiers against each image, and every internal link and anchor.
+    ///
+    /// Exit code 0 only when all checks pass.
+    Check(check::Args),
+    /// Measure decode, build (against `mdbook build`), incremental rebuild,
+    /// export, check and synthetic N× books; prints Markdown for docs/BENCHMARKS.md.
+    Bench(bench::Args),
+    /// Compare the command sets of two builds, per page: identical, added,
+    /// removed and changed (a Markdown table for a pull-request description).
+    ///
+    /// OLD and NEW are each a manifest (agentx-manifest.json), a built site
+    /// directory, or a git ref of the book (built in a scratch copy).
+    Diff(diff::Args),
+    /// Count lanes, deployments, points, hardware and command sets per page
+    /// (of data files, directories of them, or a book directory).
+    Stats(stats::Args),
+}
+
+/// `--format` of the commands that can print JSON.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum OutputFormat {
+    Text,
+    Json,
+}
+
+/// Runs the command; without one, the mdBook preprocessor protocol.
+pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        None => preprocess::execute(),
+        Some(Command::Supports(args)) => supports::execute(args),
+        Some(Command::Decode(args)) => decode::execute(args),
+        Some(Command::Build(args)) => build::execute(args),
+        Some(Command::Serve(args)) => serve::execute(args),
+        Some(Command::Watch(args)) => watch::execute(args),
+        Some(Command::Export(args)) => export::execute(args),
+        Some(Command::Check(args)) => check::execute(args),
+        Some(Command::Bench(args)) => bench::execute(args),
+        Some(Command::Diff(args)) => diff::execute(args),
+        Some(Command::Stats(args)) => stats::execute(args),
+    }
+}
+
+/// Exit code 1 when any input failed, else 0.
+fn failed_if(any_failed: bool) -> ExitCode {
+    if any_failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,48 @@
+//! `serve`: build, serve over HTTP with live reload, rebuild on every change.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use mdbook_agentx::serve::{self, ServeOptions, WatchMode};
+
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    /// Book directory (holding book.toml).
+    #[arg(default_value = ".")]
+    book_dir: PathBuf,
+    /// Address to listen on; anything but loopback is reachable from other machines.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// Port (0 picks a free one).
+    #[arg(short, long, default_value_t = 3000)]
+    port: u16,
+    /// Open the site in a browser.
+    #[arg(long)]
+    open: bool,
+    /// Poll the files instead of using native change notification.
+    #[arg(long)]
+    poll: bool,
+}
+
+pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    serve::serve(
+        &args.book_dir,
+        &ServeOptions {
+            bind: args.bind,
+            port: args.port,
+            open: args.open,
+            watch: watch_mode(args.poll),
+        },
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--poll` or native change notification.
+pub(super) fn watch_mode(poll: bool) -> WatchMode {
+    if poll {
+        WatchMode::Poll
+    } else {
+        WatchMode::Native
+    }
+}
