@@ -132,6 +132,14 @@ impl Router {
             Router::Sglang => "SGLang",
         }
     }
+
+    /// The entry point the workers run behind this router.
+    pub fn worker_entry_point(self) -> &'static str {
+        match self {
+            Router::Dynamo => "dynamo.sglang",
+            Router::Sglang => "sglang.launch_server",
+        }
+    }
 }
 
 impl fmt::Display for Router {

@@ -6,6 +6,7 @@
 //! (`kv.py`), as written down in `research/sglang-cookbook.md` §2.1.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
@@ -388,6 +389,10 @@ pub struct Deployment {
     pub measured: Vec<KvTier>,
     pub available: Vec<KvTier>,
     pub unavailable: Vec<(KvTier, String)>,
+    /// Where a derived HiCache tier's settings come from (`kv.hicache`).
+    pub hicache: Option<KvDonor>,
+    /// The routers the deployment can run behind, in router order.
+    pub routers: Vec<Router>,
     /// Status of the submitted, measured launch of point 0.
     pub status: Status,
     pub provenance: Provenance,
@@ -396,11 +401,27 @@ pub struct Deployment {
     pub command_sets: Vec<CommandSet>,
 }
 
+/// Where a derived KV tier's settings come from: a verified launch, and the
+/// flags the tier adds to the workers that own the prefix cache.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KvDonor {
+    /// configKey of the verified launch the settings come from.
+    pub donor: String,
+    /// Its hardware, as the data labels it (`GB300`).
+    pub donor_hardware: String,
+    /// Flags the tier adds to cache-owning workers.
+    pub args: Vec<Arg>,
+}
+
 /// A decoded data file.
 #[derive(Debug, Clone)]
 pub struct DecodedPage {
     pub model: String,
     pub deployments: Vec<Deployment>,
+    /// Hardware ids the deployments use, in the data's hardware order.
+    pub hardware: Vec<String>,
+    /// Where a derived Mooncake tier's settings come from (`kvMooncake`).
+    pub mooncake: Option<KvDonor>,
 }
 
 impl DecodedPage {
@@ -424,23 +445,24 @@ impl DecodedPage {
             .collect::<HashSet<_>>()
             .len()
     }
+}
 
-    /// Hardware ids used by cells, in the data's hardware order.
-    pub fn hardware(&self, data: &AgentxData) -> Vec<String> {
-        let used: HashSet<&str> = self.deployments.iter().map(|d| d.hw.as_str()).collect();
-        let mut out: Vec<String> = data
-            .hardware
-            .iter()
-            .filter(|h| used.contains(h.id.as_str()))
-            .map(|h| h.id.clone())
-            .collect();
-        for d in &self.deployments {
-            if !out.contains(&d.hw) {
-                out.push(d.hw.clone());
-            }
+/// Hardware ids used by the deployments, in the data's hardware order
+/// (ids the data does not list follow, in the order cells use them).
+fn hardware_used(data: &AgentxData, deployments: &[Deployment]) -> Vec<String> {
+    let used: HashSet<&str> = deployments.iter().map(|d| d.hw.as_str()).collect();
+    let mut out: Vec<String> = data
+        .hardware
+        .iter()
+        .filter(|h| used.contains(h.id.as_str()))
+        .map(|h| h.id.clone())
+        .collect();
+    for d in deployments {
+        if !out.contains(&d.hw) {
+            out.push(d.hw.clone());
         }
-        out
     }
+    out
 }
 
 /// Decodes every command set of a data file.
@@ -476,8 +498,40 @@ pub fn decode_page(data: &AgentxData) -> Result<DecodedPage> {
     }
     Ok(DecodedPage {
         model: data.model.clone(),
+        hardware: hardware_used(data, &deployments),
+        mooncake: data.kv_mooncake.as_ref().map(|k| KvDonor {
+            donor: k.donor.clone(),
+            donor_hardware: hardware_label(data, &k.donor_hardware),
+            args: k.args.clone(),
+        }),
         deployments,
     })
+}
+
+/// A data file read and decoded.
+#[derive(Debug, Clone)]
+pub struct DecodedFile {
+    /// Every command set of the file.
+    pub page: DecodedPage,
+    /// JSON paths of unknown descriptive keys that were ignored.
+    pub ignored: Vec<String>,
+}
+
+/// Reads and decodes one data file; errors name the file and the JSON path.
+pub fn decode_file(path: &Path) -> Result<DecodedFile> {
+    let loaded = crate::data::load_file(path)?;
+    decoded(loaded.data, loaded.ignored, path)
+}
+
+/// Decodes data text; `path` names it in messages.
+pub fn decode_str(text: &str, path: &Path) -> Result<DecodedFile> {
+    let loaded = crate::data::parse_str(text, path)?;
+    decoded(loaded.data, loaded.ignored, path)
+}
+
+fn decoded(data: AgentxData, ignored: Vec<String>, path: &Path) -> Result<DecodedFile> {
+    let page = decode_page(&data).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
+    Ok(DecodedFile { page, ignored })
 }
 
 /// Command sets of one cell, in point, router, tier order.
@@ -788,6 +842,12 @@ impl<'a> Decoder<'a> {
                     (t, reason)
                 })
                 .collect(),
+            hicache: cell.kv.hicache.as_ref().map(|h| KvDonor {
+                donor: h.donor.clone(),
+                donor_hardware: hardware_label(data, &h.donor_hardware),
+                args: h.args.clone(),
+            }),
+            routers: cell.routers.keys().copied().collect(),
             status,
             provenance: provenance(data, cell, point0),
             image: image_info(cell),

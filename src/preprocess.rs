@@ -11,7 +11,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 use serde::Deserialize;
 
-use crate::data::{self, Loaded};
+use crate::data;
 use crate::decode::{self, DecodedPage};
 use crate::diff::ManifestEntry;
 use crate::directive::{self, Found, Occurrence};
@@ -77,13 +77,6 @@ impl Default for AgentxConfig {
     }
 }
 
-/// A data file loaded and decoded.
-#[derive(Debug)]
-pub struct PageEntry {
-    pub loaded: Loaded,
-    pub decoded: DecodedPage,
-}
-
 /// When a [`Library`] decodes its data files, and whether it keeps them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Residency {
@@ -107,7 +100,7 @@ pub struct Library {
     /// Page name → data file.
     by_page: BTreeMap<String, PathBuf>,
     /// Decoded files (resident libraries only).
-    entries: HashMap<PathBuf, Arc<PageEntry>>,
+    entries: HashMap<PathBuf, Arc<DecodedPage>>,
     /// Data files that failed to load, with their messages.
     failed: BTreeMap<PathBuf, String>,
     /// Files whose warnings were printed: an on-demand library may decode a
@@ -166,7 +159,7 @@ impl Library {
         let model = match self.residency {
             Residency::Resident => match self.load_entry(&path) {
                 Ok(entry) => {
-                    let model = entry.decoded.model.clone();
+                    let model = entry.model.clone();
                     self.entries.insert(path.clone(), Arc::new(entry));
                     model
                 }
@@ -246,14 +239,14 @@ impl Library {
     }
 
     /// Every decoded page by name (resident libraries; an on-demand library has none).
-    pub fn pages(&self) -> impl Iterator<Item = (&str, &PageEntry)> {
+    pub fn pages(&self) -> impl Iterator<Item = (&str, &DecodedPage)> {
         self.by_page
             .iter()
             .filter_map(|(name, path)| Some((name.as_str(), &**self.entries.get(path)?)))
     }
 
     /// A decoded page of a resident library.
-    pub fn page(&self, name: &str) -> Option<&PageEntry> {
+    pub fn page(&self, name: &str) -> Option<&DecodedPage> {
         self.by_page
             .get(name)
             .and_then(|p| self.entries.get(p))
@@ -261,7 +254,7 @@ impl Library {
     }
 
     /// The page a directive names: kept, or decoded now.
-    fn entry_for_page(&self, name: &str) -> Result<Arc<PageEntry>> {
+    fn entry_for_page(&self, name: &str) -> Result<Arc<DecodedPage>> {
         let Some(path) = self.by_page.get(name) else {
             bail!("{}", self.unknown_page(name));
         };
@@ -272,7 +265,7 @@ impl Library {
     }
 
     /// The data file a directive names with `data=` (relative to the book root).
-    fn entry_for_file(&self, rel: &str) -> Result<Arc<PageEntry>> {
+    fn entry_for_file(&self, rel: &str) -> Result<Arc<DecodedPage>> {
         let path = self.root.join(rel);
         match self.entries.get(&path) {
             Some(e) => Ok(e.clone()),
@@ -280,27 +273,24 @@ impl Library {
         }
     }
 
-    fn load_entry(&self, path: &Path) -> Result<PageEntry> {
+    fn load_entry(&self, path: &Path) -> Result<DecodedPage> {
         // Messages name the file as the user would type it, not by its absolute path.
         let shown = shown_path(path);
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", shown.display()))?;
-        let mut loaded = data::parse_str(&text, &shown)?;
-        loaded.path = path.to_path_buf();
-        if !loaded.ignored.is_empty()
+        let decoded = decode::decode_str(&text, &shown)?;
+        if !decoded.ignored.is_empty()
             && self
                 .warned
                 .lock()
                 .expect("warned lock")
                 .insert(path.to_path_buf())
         {
-            for key in &loaded.ignored {
+            for key in &decoded.ignored {
                 eprintln!("warning: {}: ignored unknown key `{key}`", shown.display());
             }
         }
-        let decoded =
-            decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", shown.display()))?;
-        Ok(PageEntry { loaded, decoded })
+        Ok(decoded.page)
     }
 
     /// The message for an unknown page: the known pages, the closest one, broken files.
@@ -484,11 +474,11 @@ fn expand_one(
         (Some(file), page) => {
             let e = lib.entry_for_file(file)?;
             if let Some(p) = page
-                && *p != e.decoded.model
+                && *p != e.model
             {
                 bail!(
                     "page=\"{p}\" does not match data=\"{file}\", whose model is `{}`",
-                    e.decoded.model
+                    e.model
                 );
             }
             e
@@ -496,11 +486,11 @@ fn expand_one(
         (None, Some(page)) => lib.entry_for_page(page)?,
         (None, None) => unreachable!("the parser requires page or data"),
     };
-    let page = &entry.decoded;
+    let page = &*entry;
     let deployments: Vec<&decode::Deployment> = match &d.hardware {
         None => page.deployments.iter().collect(),
         Some(hw) => {
-            let known = page.hardware(&entry.loaded.data);
+            let known = &page.hardware;
             for h in hw {
                 if !known.contains(h) {
                     bail!(
@@ -534,7 +524,7 @@ fn expand_one(
         subchapter_dir: stem.to_string(),
         chapter_file: chapter_file.to_string(),
     };
-    let section = render::render_section(&entry.loaded.data, page, &deployments, &opts);
+    let section = render::render_section(page, &deployments, &opts);
     let subs = section
         .subchapters
         .into_iter()

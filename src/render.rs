@@ -12,10 +12,8 @@
 
 use std::fmt::Write as _;
 
-use crate::data::{AgentxData, ImageStatus, KvTier, Router};
-use crate::decode::{
-    CommandSet, ConfigFile, DecodedPage, Deployment, Provenance, Status, hardware_label,
-};
+use crate::data::{ImageStatus, KvTier, Router};
+use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, Provenance, Status};
 
 /// Anchor of the section heading on the model page.
 pub const SECTION_ANCHOR: &str = "agentic-long-context-deployment";
@@ -53,7 +51,6 @@ pub struct RenderedSection {
 /// Renders the section and the deployment chapters for the given deployments
 /// (already filtered by hardware).
 pub fn render_section(
-    data: &AgentxData,
     page: &DecodedPage,
     deployments: &[&Deployment],
     opts: &SectionOptions,
@@ -76,7 +73,7 @@ pub fn render_section(
          what they were derived from.\n",
         page.model
     );
-    md.push_str(&bullets(data, deployments));
+    md.push_str(&bullets(page, deployments));
     let _ = writeln!(md, "{} Deployments\n", h(1));
     md.push_str(
         "Ordered as submitted. The concurrency links open the measured launch of each point.\n\n",
@@ -108,7 +105,7 @@ pub fn deployment_title(d: &Deployment) -> String {
     }
 }
 
-fn bullets(data: &AgentxData, deployments: &[&Deployment]) -> String {
+fn bullets(page: &DecodedPage, deployments: &[&Deployment]) -> String {
     let mut out = String::new();
     out.push_str(
         "- **Router.** Each deployment was submitted behind one front door: Dynamo \
@@ -118,10 +115,8 @@ fn bullets(data: &AgentxData, deployments: &[&Deployment]) -> String {
     );
     let mut hicache_donors: Vec<String> = Vec::new();
     for d in deployments {
-        let cell = &data.cells[d.cell];
-        if let Some(hc) = &cell.kv.hicache {
-            let hw = hardware_label(data, &hc.donor_hardware);
-            let s = format!("`{}` ({hw})", hc.donor);
+        if let Some(hc) = &d.hicache {
+            let s = format!("`{}` ({})", hc.donor, hc.donor_hardware);
             if !hicache_donors.contains(&s) {
                 hicache_donors.push(s);
             }
@@ -143,12 +138,11 @@ fn bullets(data: &AgentxData, deployments: &[&Deployment]) -> String {
     let any_mooncake = deployments
         .iter()
         .any(|d| d.available.contains(&KvTier::Mooncake));
-    if let (true, Some(km)) = (any_mooncake, &data.kv_mooncake) {
-        let hw = hardware_label(data, &km.donor_hardware);
+    if let (true, Some(km)) = (any_mooncake, &page.mooncake) {
         let _ = write!(
             out,
-            " Mooncake settings come from the verified `{}` launch ({hw}).",
-            km.donor
+            " Mooncake settings come from the verified `{}` launch ({}).",
+            km.donor, km.donor_hardware
         );
     }
     out.push_str(

@@ -2,7 +2,6 @@
 
 use serde::Serialize;
 
-use crate::data::AgentxData;
 use crate::decode::DecodedPage;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -17,13 +16,13 @@ pub struct PageStats {
     pub command_sets: usize,
 }
 
-pub fn page_stats(data: &AgentxData, page: &DecodedPage) -> PageStats {
+pub fn page_stats(page: &DecodedPage) -> PageStats {
     PageStats {
         page: page.model.clone(),
         lanes: page.lane_count(),
         deployments: page.deployments.len(),
         points: page.point_count(),
-        hardware: page.hardware(data),
+        hardware: page.hardware.clone(),
         command_sets: page.command_set_count(),
     }
 }

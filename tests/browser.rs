@@ -434,9 +434,8 @@ fn pages_of(dir: &Path) -> Vec<String> {
 fn expected_by_anchor() -> HashMap<String, Vec<String>> {
     let lib = Library::load(&common::repo(), Path::new("content/agentx")).unwrap();
     lib.pages()
-        .flat_map(|(_, e)| {
-            e.decoded
-                .command_sets()
+        .flat_map(|(_, page)| {
+            page.command_sets()
                 .map(|s| (s.anchor.clone(), expected_blocks(s)))
                 .collect::<Vec<_>>()
         })

@@ -313,7 +313,7 @@ fn expansion_is_deterministic_and_complete() {
     assert_eq!(a.subchapters, b.subchapters);
     // Every command set has exactly one heading with its anchor, and the lane
     // table reaches every deployment chapter.
-    let page = &lib.page("Mini-Test").unwrap().decoded;
+    let page = lib.page("Mini-Test").unwrap();
     let all: String = a.subchapters.iter().map(|(_, _, m)| m.as_str()).collect();
     for set in page.command_sets() {
         assert_eq!(

@@ -3,15 +3,13 @@
 
 mod common;
 
-use mdbook_agentx::data::{KvTier, Router, load_file};
-use mdbook_agentx::decode::{DecodedPage, decode_page};
+use mdbook_agentx::data::{KvTier, Router};
+use mdbook_agentx::decode::{DecodedFile, decode_file};
 use mdbook_agentx::stats::page_stats;
 
-fn decode_shared(name: &str) -> Option<(mdbook_agentx::data::Loaded, DecodedPage)> {
+fn decode_shared(name: &str) -> Option<DecodedFile> {
     let path = common::shared(&format!("reference/sglang-cookbook/{name}"))?;
-    let loaded = load_file(&path).unwrap_or_else(|e| panic!("{e:#}"));
-    let page = decode_page(&loaded.data).unwrap_or_else(|e| panic!("{e:#}"));
-    Some((loaded, page))
+    Some(decode_file(&path).unwrap_or_else(|e| panic!("{e:#}")))
 }
 
 #[test]
@@ -20,10 +18,10 @@ fn qwen38_flash_next_counts() {
         "agentx-qwen3.8-flash-next.json",
         "agentx-qwen3.8-flash-next.jsx",
     ] {
-        let Some((loaded, page)) = decode_shared(file) else {
+        let Some(DecodedFile { page, ignored }) = decode_shared(file) else {
             return;
         };
-        let s = page_stats(&loaded.data, &page);
+        let s = page_stats(&page);
         assert_eq!(s.page, "Qwen3.8-Flash-Next");
         assert_eq!(
             (s.deployments, s.points, s.command_sets),
@@ -31,24 +29,24 @@ fn qwen38_flash_next_counts() {
             "{file}"
         );
         assert_eq!(s.hardware, ["gb300", "b300", "b200", "h200"]);
-        assert!(loaded.ignored.is_empty(), "{:?}", loaded.ignored);
+        assert!(ignored.is_empty(), "{ignored:?}");
     }
 }
 
 #[test]
 fn deepseek_v41_counts() {
     for file in ["agentx-deepseek-v4_1.json", "agentx-deepseek-v4_1.jsx"] {
-        let Some((loaded, page)) = decode_shared(file) else {
+        let Some(DecodedFile { page, ignored }) = decode_shared(file) else {
             return;
         };
-        let s = page_stats(&loaded.data, &page);
+        let s = page_stats(&page);
         assert_eq!(s.page, "DeepSeek-V4.1");
         assert_eq!(
             (s.deployments, s.points, s.command_sets),
             (19, 83, 498),
             "{file}"
         );
-        assert!(loaded.ignored.is_empty(), "{:?}", loaded.ignored);
+        assert!(ignored.is_empty(), "{ignored:?}");
         // Exactly one command set per point is the submitted, measured one.
         let measured = page
             .command_sets()
@@ -60,10 +58,10 @@ fn deepseek_v41_counts() {
 
 #[test]
 fn glm_excerpt_older_schema_decodes() {
-    let Some((loaded, page)) = decode_shared("agentx-glm-5.2.excerpt.jsx") else {
+    let Some(DecodedFile { page, .. }) = decode_shared("agentx-glm-5.2.excerpt.jsx") else {
         return;
     };
-    let s = page_stats(&loaded.data, &page);
+    let s = page_stats(&page);
     assert_eq!((s.deployments, s.points), (2, 4));
     // Older schema: provenance comes from each point.
     let d = &page.deployments[0];
@@ -99,7 +97,7 @@ fn worked_examples_are_byte_identical() {
     let Some(doc) = common::shared("research/sglang-cookbook.md") else {
         return;
     };
-    let Some((_, page)) = decode_shared("agentx-qwen3.8-flash-next.jsx") else {
+    let Some(DecodedFile { page, .. }) = decode_shared("agentx-qwen3.8-flash-next.jsx") else {
         return;
     };
     let doc = common::read(&doc);
@@ -143,7 +141,7 @@ fn every_real_combination_has_text_and_label() {
         "agentx-deepseek-v4_1.json",
         "agentx-glm-5.2.excerpt.json",
     ] {
-        let Some((_, page)) = decode_shared(file) else {
+        let Some(DecodedFile { page, .. }) = decode_shared(file) else {
             return;
         };
         let mut anchors = std::collections::HashSet::new();

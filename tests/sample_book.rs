@@ -48,13 +48,13 @@ fn sample_pages_counts() {
         ]
     );
     let muse = lib.page("Muse Spark Open").unwrap();
-    let s = page_stats(&muse.loaded.data, &muse.decoded);
+    let s = page_stats(muse);
     assert_eq!(
         (s.lanes, s.deployments, s.points, s.command_sets),
         (4, 4, 40, 180)
     );
     assert_eq!(s.hardware, ["gb300", "gb200", "b300", "b200"]);
-    for d in &muse.decoded.deployments {
+    for d in &muse.deployments {
         assert_eq!(d.label, "Agg TP4·EP4");
         assert_eq!(
             d.detail.as_deref(),

@@ -201,7 +201,7 @@ fn single_file_keeps_anchors_unique_and_links_inside() {
 fn html_fragment_snapshots() {
     let lib =
         mdbook_agentx::preprocess::Library::load(&common::fixture(""), Path::new("data")).unwrap();
-    let page = &lib.page("Mini-Test").unwrap().decoded;
+    let page = lib.page("Mini-Test").unwrap();
     let set = page
         .command_sets()
         .find(|s| s.anchor == "mini-fp8-gb300-dynamo-agentic-disagg-0-c128-mooncake-dynamo")

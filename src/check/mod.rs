@@ -467,32 +467,20 @@ fn check_set(
 
 /// Checks that each offered KV tier's flags exist for the image's worker entry points.
 fn check_tiers(lib: &Library, registries: &mut Registries, report: &mut CheckReport) -> Result<()> {
-    for (page, entry) in lib.pages() {
-        let data = &entry.loaded.data;
-        for cell in &data.cells {
+    for (page, decoded) in lib.pages() {
+        for d in &decoded.deployments {
             for tier in [KvTier::Hicache, KvTier::Mooncake] {
-                if !cell.kv.available.contains(&tier) {
+                if !d.available.contains(&tier) {
                     continue;
                 }
-                let args: Vec<&Arg> = match tier {
-                    KvTier::Hicache => cell.kv.hicache.iter().flat_map(|h| h.args.iter()).collect(),
-                    KvTier::Mooncake => data
-                        .kv_mooncake
-                        .iter()
-                        .flat_map(|k| k.args.iter())
-                        .collect(),
-                    KvTier::None => Vec::new(),
+                let donor = match tier {
+                    KvTier::Hicache => d.hicache.as_ref(),
+                    KvTier::Mooncake => decoded.mooncake.as_ref(),
+                    KvTier::None => None,
                 };
-                let entrypoints: Vec<&str> = cell
-                    .routers
-                    .keys()
-                    .map(|r| match r {
-                        crate::data::Router::Sglang => "sglang.launch_server",
-                        crate::data::Router::Dynamo => "dynamo.sglang",
-                    })
-                    .collect();
-                for ep in entrypoints {
-                    let Some(reg) = registries.for_image(&cell.image, ep)? else {
+                let args: &[Arg] = donor.map_or(&[], |k| &k.args);
+                for ep in d.routers.iter().map(|r| r.worker_entry_point()) {
+                    let Some(reg) = registries.for_image(&d.image.image, ep)? else {
                         continue;
                     };
                     let missing: Vec<String> = args
@@ -503,8 +491,8 @@ fn check_tiers(lib: &Library, registries: &mut Registries, report: &mut CheckRep
                     if !missing.is_empty() {
                         report.tiers.push(TierProblem {
                             page: page.to_string(),
-                            cell: cell.id.clone(),
-                            image: cell.image.clone(),
+                            cell: d.cell_id.clone(),
+                            image: d.image.image.clone(),
                             tier: tier.id(),
                             entrypoint: ep.to_string(),
                             registry: reg.label.clone(),
@@ -522,8 +510,8 @@ fn check_tiers(lib: &Library, registries: &mut Registries, report: &mut CheckRep
 pub fn check_library(lib: &Library, registries: &mut Registries) -> Result<CheckReport> {
     let mut report = CheckReport::default();
     let mut tallies = BTreeMap::new();
-    for (page, entry) in lib.pages() {
-        for set in entry.decoded.command_sets() {
+    for (page, decoded) in lib.pages() {
+        for set in decoded.command_sets() {
             check_set(page, set, registries, &mut tallies, &mut report)?;
         }
     }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Result, anyhow, bail};
 use clap::ValueEnum;
-use mdbook_agentx::data::{self, KvTier, Loaded, Router};
+use mdbook_agentx::data::{KvTier, Router};
 use mdbook_agentx::decode::{self, CommandSet, DecodedPage};
 
 #[derive(clap::Args, Debug)]
@@ -93,8 +93,8 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     if args.json {
         let mut sets = Vec::new();
         for p in &pages {
-            for s in p.page.command_sets().filter(|s| filter.matches(s)) {
-                sets.push(command_set_json(&p.page.model, s));
+            for s in p.command_sets().filter(|s| filter.matches(s)) {
+                sets.push(command_set_json(&p.model, s));
             }
         }
         serde_json::to_writer_pretty(&mut out, &sets)?;
@@ -106,31 +106,23 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
         let Some(p) = pages.first() else {
             return Ok(ExitCode::FAILURE);
         };
-        let set = select_one(&p.page, &filter)?;
+        let set = select_one(p, &filter)?;
         write!(out, "{}", set.copy_all_text())?;
     }
     Ok(super::failed_if(failed > 0))
 }
 
-/// A loaded and decoded data file.
-pub(super) struct PageData {
-    pub(super) loaded: Loaded,
-    pub(super) page: DecodedPage,
-}
-
-/// Loads and decodes one file; errors name the file.
-fn load_page(path: &Path) -> Result<PageData> {
-    let loaded = data::load_file(path)?;
-    for key in &loaded.ignored {
+/// Decodes one file, printing the keys it ignored; errors name the file.
+fn load_page(path: &Path) -> Result<DecodedPage> {
+    let decoded = decode::decode_file(path)?;
+    for key in &decoded.ignored {
         eprintln!("warning: {}: ignored unknown key `{key}`", path.display());
     }
-    let page =
-        decode::decode_page(&loaded.data).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
-    Ok(PageData { loaded, page })
+    Ok(decoded.page)
 }
 
 /// Loads every file, reporting each failure on stderr; returns the good ones and the failure count.
-pub(super) fn load_all(files: &[PathBuf]) -> (Vec<PageData>, usize) {
+pub(super) fn load_all(files: &[PathBuf]) -> (Vec<DecodedPage>, usize) {
     let mut pages = Vec::new();
     let mut failed = 0;
     for f in files {

@@ -31,10 +31,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
         }
     }
     let (pages, failed) = super::decode::load_all(&files);
-    let rows: Vec<stats::PageStats> = pages
-        .iter()
-        .map(|p| stats::page_stats(&p.loaded.data, &p.page))
-        .collect();
+    let rows: Vec<stats::PageStats> = pages.iter().map(stats::page_stats).collect();
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "pages": rows }))
