@@ -182,7 +182,7 @@ pub fn write_scaled_book(sample: &Path, scale: usize, out: &Path) -> Result<()> 
                 format!("{model} ({k})")
             };
             v["model"] = serde_json::Value::String(name.clone());
-            let stem = format!("{}-{k}", crate::decode::slug(&model));
+            let stem = format!("{}-{k}", crate::util::text::slug(&model));
             std::fs::write(
                 data_dir.join(format!("{stem}.json")),
                 serde_json::to_string(&v)?,

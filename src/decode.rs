@@ -16,6 +16,7 @@ use crate::data::{
     KvTier, Patch, Point, Role, Router, RunStatus,
 };
 use crate::shell;
+use crate::util::text::slug;
 
 /// Worker flags that always lead, in this order; the rest follow alphabetically.
 pub const LEAD_FLAGS: [&str; 11] = [
@@ -537,23 +538,6 @@ fn decoded(data: AgentxData, ignored: Vec<String>, path: &Path) -> Result<Decode
 /// Command sets of one cell, in point, router, tier order.
 pub fn command_sets_for(data: &AgentxData, cell: usize) -> Result<Vec<CommandSet>> {
     Ok(Decoder::new(data).deployment(cell)?.command_sets)
-}
-
-/// Lower-case ASCII slug: runs of anything but `[a-z0-9]` become one `-`.
-pub fn slug(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        let c = ch.to_ascii_lowercase();
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    while out.ends_with('-') {
-        out.pop();
-    }
-    out
 }
 
 /// Anchor of one command set: cell id, concurrencies, tier, router.
@@ -1625,13 +1609,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn slugs_and_anchors() {
-        assert_eq!(
-            slug("qwen3.8next-fp4-b300-sglang-agentic-mtp#0"),
-            "qwen3-8next-fp4-b300-sglang-agentic-mtp-0"
-        );
-        assert_eq!(slug("a#1@c16"), "a-1-c16");
-        assert_eq!(slug("--X__y--"), "x-y");
+    fn anchors() {
         assert_eq!(
             command_set_anchor("m#0", &[1, 4], KvTier::Hicache, Router::Dynamo),
             "m-0-c1-4-hicache-dynamo"

@@ -7,26 +7,15 @@
 
 use std::ops::Range;
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+use crate::util::markdown::markdown_options;
 
 const OPEN: &str = "<<agentx";
 const CLOSE: &str = ">>";
 
 /// The attributes a directive may carry.
 pub const ATTRIBUTES: [&str; 4] = ["page", "hardware", "level", "data"];
-
-/// The parser options mdBook 0.5 uses (`mdbook-markdown`'s `new_cmark_parser`
-/// with its defaults), so block boundaries match what mdBook renders.
-pub fn markdown_options() -> Options {
-    Options::ENABLE_TABLES
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_HEADING_ATTRIBUTES
-        | Options::ENABLE_SMART_PUNCTUATION
-        | Options::ENABLE_DEFINITION_LIST
-        | Options::ENABLE_GFM
-}
 
 /// A parsed directive.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

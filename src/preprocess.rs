@@ -13,9 +13,11 @@ use serde::Deserialize;
 
 use crate::data;
 use crate::decode::{self, DecodedPage};
-use crate::diff::ManifestEntry;
 use crate::directive::{self, Found, Occurrence};
+use crate::manifest::ManifestEntry;
 use crate::render::{self, SECTION_ANCHOR, SectionOptions};
+use crate::util::fs::shown_path;
+use crate::util::text::{closest, slug};
 
 /// Renderers whose output is built from Markdown and so can show the section.
 pub fn supports(renderer: &str) -> bool {
@@ -316,37 +318,6 @@ impl Library {
     }
 }
 
-/// `path` relative to the working directory when under it.
-fn shown_path(path: &Path) -> PathBuf {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    path.strip_prefix(&cwd).unwrap_or(path).to_path_buf()
-}
-
-/// The known name closest to `name` by edit distance, if it is close enough to be a typo.
-pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
-    let lower = name.to_lowercase();
-    known
-        .iter()
-        .map(|k| (edit_distance(&lower, &k.to_lowercase()), *k))
-        .filter(|(d, k)| *d <= (k.chars().count() / 3).max(2))
-        .min()
-        .map(|(_, k)| k)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// A chapter after expansion.
 #[derive(Debug, Clone, Default)]
 pub struct Expanded {
@@ -509,10 +480,10 @@ fn expand_one(
     let anchor = if used_anchors.is_empty() {
         SECTION_ANCHOR.to_string()
     } else {
-        let mut a = format!("{SECTION_ANCHOR}-{}", decode::slug(&page.model));
+        let mut a = format!("{SECTION_ANCHOR}-{}", slug(&page.model));
         let mut n = 2;
         while used_anchors.contains(&a) {
-            a = format!("{SECTION_ANCHOR}-{}-{n}", decode::slug(&page.model));
+            a = format!("{SECTION_ANCHOR}-{}-{n}", slug(&page.model));
             n += 1;
         }
         a
@@ -610,9 +581,9 @@ pub fn expand_book(
     let mut warnings = Vec::new();
     let mut results: Vec<(usize, String, SubChapters)> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.
-    let batch = 4 * crate::parallel::workers_for(jobs.len());
+    let batch = 4 * crate::util::parallel::workers_for(jobs.len());
     for chunk in jobs.chunks(batch) {
-        let expanded = crate::parallel::map(chunk, |job| {
+        let expanded = crate::util::parallel::map(chunk, |job| {
             expand_chapter(job.content, job.path, &job.display, library, cfg.on_error)
         })?;
         for (job, e) in chunk.iter().zip(expanded) {
@@ -717,25 +688,4 @@ pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<()> 
     serde_json::to_writer(&mut output, &book).context("writing the book to stdout")?;
     output.flush()?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn closest_page() {
-        let known = ["DeepSeek-V4", "DeepSeek-V4.1", "Qwen3.5", "Muse Spark Open"];
-        assert_eq!(closest("DeepSeek-V4.2", &known), Some("DeepSeek-V4.1"));
-        assert_eq!(closest("deepseek-v4", &known), Some("DeepSeek-V4"));
-        assert_eq!(closest("Muse-Spark-Open", &known), Some("Muse Spark Open"));
-        assert_eq!(closest("Llama", &known), None);
-    }
-
-    #[test]
-    fn edit_distances() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("ä", "a"), 1);
-    }
 }

@@ -7,7 +7,8 @@ use std::process::Command;
 
 use mdbook_agentx::data::parse_str;
 use mdbook_agentx::decode::decode_page;
-use mdbook_agentx::diff::{Manifest, ManifestEntry, diff};
+use mdbook_agentx::diff;
+use mdbook_agentx::manifest::{Manifest, ManifestEntry, compare};
 
 fn manifest_of(text: &str) -> Manifest {
     let loaded = parse_str(text, Path::new("mini.json")).unwrap();
@@ -43,7 +44,7 @@ fn counts_per_page() {
     let (a, b) = (manifest_of(&v1), manifest_of(&v2));
     assert_eq!(a.command_sets.len(), 30);
     assert_eq!(b.command_sets.len(), 28);
-    let d = diff(&a, &b);
+    let d = compare(&a, &b);
     assert_eq!(d.pages.len(), 1);
     let p = &d.pages[0];
     assert_eq!(
@@ -61,10 +62,10 @@ fn counts_per_page() {
     assert!(p.added.iter().all(|id| id.contains("-c256-")));
     assert!(p.removed.iter().all(|id| id.contains("-c8-16-")));
     assert_eq!(
-        d.table(),
+        diff::table(&d),
         "| Page | Identical | Added | Removed | Changed |\n|---|---:|---:|---:|---:|\n| Mini-Test | 21 | 4 | 6 | 3 |\n| **Total** | 21 | 4 | 6 | 3 |\n"
     );
-    let verbose = d.verbose(&a, &b);
+    let verbose = diff::verbose(&d, &a, &b);
     assert!(
         verbose.contains("-  --max-running-requests 8 \\\n+  --max-running-requests 9 \\\n"),
         "{verbose}"
@@ -75,7 +76,7 @@ fn counts_per_page() {
         )
     );
     // Identical inputs: nothing to report.
-    assert!(diff(&a, &manifest_of(&v1)).is_empty());
+    assert!(compare(&a, &manifest_of(&v1)).is_empty());
 }
 
 #[test]

@@ -152,7 +152,7 @@ impl Registry {
     /// The known option closest to an unknown one, for the message.
     pub fn suggest(&self, option: &str) -> Option<&str> {
         let names: Vec<&str> = self.by_option.keys().map(String::as_str).collect();
-        crate::preprocess::closest(option, &names)
+        crate::util::text::closest(option, &names)
     }
 
     pub fn contains(&self, option: &str) -> bool {

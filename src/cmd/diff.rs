@@ -27,11 +27,11 @@ pub(super) struct Args {
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let a = diff::load_side(&args.old, &args.book)?;
     let b = diff::load_side(&args.new, &args.book)?;
-    let d = diff::diff(&a, &b);
+    let d = mdbook_agentx::manifest::compare(&a, &b);
     let mut out = std::io::stdout().lock();
     match args.format {
-        OutputFormat::Text if args.verbose => write!(out, "{}", d.verbose(&a, &b))?,
-        OutputFormat::Text => write!(out, "{}", d.table())?,
+        OutputFormat::Text if args.verbose => write!(out, "{}", diff::verbose(&d, &a, &b))?,
+        OutputFormat::Text => write!(out, "{}", diff::table(&d))?,
         OutputFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &d)?;
             writeln!(out)?;

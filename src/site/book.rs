@@ -166,8 +166,7 @@ impl BookDir {
 
     /// A path as messages show it: relative to the current directory when possible.
     pub fn display_path(&self, p: &Path) -> String {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        p.strip_prefix(&cwd).unwrap_or(p).display().to_string()
+        crate::util::fs::shown_path(p).display().to_string()
     }
 
     fn load_item(

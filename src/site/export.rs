@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use super::markdown::{self, LinkMode};
 use super::theme::{HIGHLIGHT_CSS, Theme};
 use super::{BuildOptions, SidebarItem, Site};
-use crate::decode::slug;
+use crate::util::text::slug;
 
 /// Elements whose `src`/`href` load something the page needs to display.
 const ASSET_TAGS: [&str; 7] = [

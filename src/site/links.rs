@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::markdown::normalize;
+use crate::util::fs::normalize;
 
 /// One problem, located by page.
 #[derive(Debug, Clone, PartialEq, Eq)]

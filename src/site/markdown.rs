@@ -3,12 +3,13 @@
 //! a Copy button, and a Copy link button on every command-set heading.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd, html};
 
 use super::highlight::{escape_html, highlight};
-use crate::directive::markdown_options;
+use crate::util::fs::normalize;
+use crate::util::markdown::markdown_options;
 
 /// Class the renderer puts on command-set headings (`{#id .agentx-set}`).
 pub const SET_CLASS: &str = "agentx-set";
@@ -259,21 +260,6 @@ pub fn rewrite_url(url: &str, chapter: &Path, mode: &LinkMode) -> String {
             }
         }
     }
-}
-
-/// Resolves `.` and `..` without touching the file system.
-pub fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -175,7 +175,7 @@ pub struct Site {
     pub command_sets: usize,
     pub warnings: Vec<String>,
     /// Every command set the book shows.
-    pub manifest: Vec<crate::diff::ManifestEntry>,
+    pub manifest: Vec<crate::manifest::ManifestEntry>,
 }
 
 /// `x.md` → `x.html`
@@ -354,11 +354,11 @@ impl Site {
         *cache = shared.into_inner().expect("render cache lock");
         let counts = counts?;
         // Written from the entries in place: a rebuild should not copy every set's text.
-        let mut manifest = crate::diff::ManifestWriter::new(Vec::new())?;
+        let mut manifest = crate::manifest::ManifestWriter::new(Vec::new())?;
         for e in &self.manifest {
             manifest.push(e)?;
         }
-        files.put(Path::new(crate::diff::MANIFEST), manifest.finish()?.0)?;
+        files.put(Path::new(crate::manifest::MANIFEST), manifest.finish()?.0)?;
         Ok(Rendered {
             files: files.into_sorted(),
             rerendered: counts.bodies.into_inner(),
@@ -416,7 +416,7 @@ impl Site {
         fn lock(c: &Mutex<RenderCache>) -> std::sync::MutexGuard<'_, RenderCache> {
             c.lock().expect("render cache lock")
         }
-        let index = crate::parallel::map_owned(markdown, |i, md| {
+        let index = crate::util::parallel::map_owned(markdown, |i, md| {
             let page = &self.pages[i];
             let cached = cache.and_then(|c| lock(c).bodies.get(&keys[i]).cloned());
             let body = match cached {
@@ -519,7 +519,7 @@ impl Site {
                 "404.html",
                 ALL_CHAPTERS,
                 SEARCH_INDEX,
-                crate::diff::MANIFEST,
+                crate::manifest::MANIFEST,
             ]
             .map(PathBuf::from),
         );
@@ -908,10 +908,10 @@ pub fn build_inspected(
     // Templates first: a template error should not wait for the expansion.
     let theme = Theme::load(&dir.root)?;
     let stage = Staging::create(&out_dir)?;
-    let manifest_path = stage.path().join(crate::diff::MANIFEST);
+    let manifest_path = stage.path().join(crate::manifest::MANIFEST);
     let file = std::fs::File::create(&manifest_path)
         .with_context(|| format!("cannot write {}", manifest_path.display()))?;
-    let mut manifest = crate::diff::ManifestWriter::new(std::io::BufWriter::new(file))?;
+    let mut manifest = crate::manifest::ManifestWriter::new(std::io::BufWriter::new(file))?;
     let mut site = Site::expand_with(dir, &mut None, Residency::OnDemand, &mut |sets| {
         sets.iter().try_for_each(|e| manifest.push(e))
     })?;
@@ -964,7 +964,7 @@ impl FileSink for Inspected<'_> {
 }
 
 /// The manifest of the book in `root`: its chapters expanded, nothing rendered.
-pub fn book_manifest(root: &Path) -> Result<crate::diff::Manifest> {
+pub fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
     let mut entries = Vec::new();
     Site::expand_with(
         BookDir::open(root)?,
@@ -975,12 +975,12 @@ pub fn book_manifest(root: &Path) -> Result<crate::diff::Manifest> {
             Ok(())
         },
     )?;
-    Ok(crate::diff::Manifest::new(entries))
+    Ok(crate::manifest::Manifest::new(entries))
 }
 
 /// Refuses output directories that would replace the book itself.
 fn check_output_dir(root: &Path, src: &Path, out: &Path) -> Result<()> {
-    let abs = |p: &Path| std::path::absolute(p).map(|p| markdown::normalize(&p));
+    let abs = |p: &Path| std::path::absolute(p).map(|p| crate::util::fs::normalize(&p));
     let (root, src, out) = (abs(root)?, abs(src)?, abs(out)?);
     if out == root || root.starts_with(&out) || src.starts_with(&out) || out.starts_with(&src) {
         bail!(

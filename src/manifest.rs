@@ -1,0 +1,246 @@
+//! The build manifest (`agentx-manifest.json`: one entry per command set, in
+//! book order), written entry by entry as a build streams, and the pure
+//! comparison of two manifests: identical, added, removed and changed command
+//! sets per page. `diff` formats comparisons; `sync` can compare the command
+//! sets of data files without building a site.
+//!
+//! May use: `decode` (the command sets an entry describes), `util`.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::decode::CommandSet;
+
+/// File name of the manifest in a built site.
+pub const MANIFEST: &str = "agentx-manifest.json";
+
+/// One command set as built.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    /// The stable anchor id.
+    pub id: String,
+    /// The data file's `model`.
+    pub page: String,
+    pub cell: String,
+    pub concs: Vec<u32>,
+    pub tier: String,
+    pub router: String,
+    pub status: String,
+    /// FNV-1a 64 of `text`, hex.
+    pub hash: String,
+    /// The full text a reader copies (env exports, titles, commands, files).
+    pub text: String,
+}
+
+impl ManifestEntry {
+    pub fn of(page: &str, set: &CommandSet) -> ManifestEntry {
+        let text = set.copy_all_text();
+        ManifestEntry {
+            id: set.anchor.clone(),
+            page: page.to_string(),
+            cell: set.cell_id.clone(),
+            concs: set.concs.clone(),
+            tier: set.tier.id().to_string(),
+            router: set.router.id().to_string(),
+            status: set.status.id().to_string(),
+            hash: format!("{:016x}", fnv1a(&text)),
+            text,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Manifest {
+    pub generator: String,
+    pub command_sets: Vec<ManifestEntry>,
+}
+
+impl Manifest {
+    /// The manifest of `entries` in the order the book shows them; a command
+    /// set shown twice (by two directives) is listed once, where it first appears.
+    pub fn new(mut entries: Vec<ManifestEntry>) -> Manifest {
+        let mut seen = HashSet::new();
+        entries.retain(|e| seen.insert((e.page.clone(), e.id.clone())));
+        Manifest {
+            generator: generator(),
+            command_sets: entries,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut w =
+            ManifestWriter::with_generator(Vec::new(), &self.generator).expect("writing to memory");
+        for e in &self.command_sets {
+            w.push(e).expect("writing to memory");
+        }
+        let (bytes, _) = w.finish().expect("writing to memory");
+        String::from_utf8(bytes).expect("JSON is UTF-8")
+    }
+}
+
+fn generator() -> String {
+    format!("mdbook-agentx {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Writes a manifest entry by entry, so a build streams it to disk instead of
+/// holding every command set's text. The output is the pretty JSON of
+/// [`Manifest`]; a set already written (same page and id) is skipped.
+pub struct ManifestWriter<W: Write> {
+    out: W,
+    seen: HashSet<(String, String)>,
+}
+
+impl<W: Write> ManifestWriter<W> {
+    pub fn new(out: W) -> Result<Self> {
+        Self::with_generator(out, &generator())
+    }
+
+    fn with_generator(mut out: W, generator: &str) -> Result<Self> {
+        write!(
+            out,
+            "{{\n  \"generator\": {},\n  \"command_sets\": [",
+            serde_json::to_string(generator)?
+        )?;
+        Ok(ManifestWriter {
+            out,
+            seen: HashSet::new(),
+        })
+    }
+
+    pub fn push(&mut self, e: &ManifestEntry) -> Result<()> {
+        if !self.seen.insert((e.page.clone(), e.id.clone())) {
+            return Ok(());
+        }
+        self.out
+            .write_all(if self.seen.len() == 1 { b"\n" } else { b",\n" })?;
+        // JSON strings escape line breaks, so indenting every line is exact.
+        for (i, line) in serde_json::to_string_pretty(e)?.lines().enumerate() {
+            if i > 0 {
+                self.out.write_all(b"\n")?;
+            }
+            self.out.write_all(b"    ")?;
+            self.out.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Closes the JSON; returns the writer and the number of command sets.
+    pub fn finish(mut self) -> Result<(W, usize)> {
+        let n = self.seen.len();
+        self.out
+            .write_all(if n == 0 { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+        self.out.flush()?;
+        Ok((self.out, n))
+    }
+}
+
+pub fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Counts for one page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PageDiff {
+    pub page: String,
+    pub identical: usize,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub changed: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ManifestDiff {
+    pub pages: Vec<PageDiff>,
+}
+
+/// Compares two manifests by (page, id), using the text hash.
+pub fn compare(old: &Manifest, new: &Manifest) -> ManifestDiff {
+    let index = |m: &Manifest| -> BTreeMap<(String, String), String> {
+        m.command_sets
+            .iter()
+            .map(|e| ((e.page.clone(), e.id.clone()), e.hash.clone()))
+            .collect()
+    };
+    let (a, b) = (index(old), index(new));
+    let mut pages: BTreeMap<String, PageDiff> = BTreeMap::new();
+    let new_page = |name: &str| PageDiff {
+        page: name.to_string(),
+        ..PageDiff::default()
+    };
+    for ((p, id), hash) in &a {
+        let d = pages.entry(p.clone()).or_insert_with(|| new_page(p));
+        match b.get(&(p.clone(), id.clone())) {
+            None => d.removed.push(id.clone()),
+            Some(h) if h == hash => d.identical += 1,
+            Some(_) => d.changed.push(id.clone()),
+        }
+    }
+    for (p, id) in b.keys() {
+        if !a.contains_key(&(p.clone(), id.clone())) {
+            let d = pages.entry(p.clone()).or_insert_with(|| new_page(p));
+            d.added.push(id.clone());
+        }
+    }
+    ManifestDiff {
+        pages: pages.into_values().collect(),
+    }
+}
+
+impl ManifestDiff {
+    pub fn is_empty(&self) -> bool {
+        self.pages
+            .iter()
+            .all(|p| p.added.is_empty() && p.removed.is_empty() && p.changed.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(page: &str, id: &str, text: &str) -> ManifestEntry {
+        ManifestEntry {
+            id: id.into(),
+            page: page.into(),
+            cell: "h200-agg".into(),
+            concs: vec![1, 64],
+            tier: "none".into(),
+            router: "sglang".into(),
+            status: "measured".into(),
+            hash: format!("{:016x}", fnv1a(text)),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn streamed_manifest_is_serde_pretty_json_in_book_order_without_repeats() {
+        let entries = vec![
+            entry("Zeta", "b", "export A=\"1\"\npython3 -m x \\\n  --y\n"),
+            entry("Alpha", "a", "tab\there — ünïcode"),
+            entry("Zeta", "b", "shown again by a second directive"),
+            entry("Alpha", "c", ""),
+        ];
+        let m = Manifest::new(entries.clone());
+        let ids: Vec<&str> = m.command_sets.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["b", "a", "c"]);
+        // serde_json's own pretty printer is the reference for the streamed text.
+        let expected = serde_json::to_string_pretty(&m).unwrap() + "\n";
+        assert_eq!(m.to_json(), expected);
+        let mut w = ManifestWriter::new(Vec::new()).unwrap();
+        for e in &entries {
+            w.push(e).unwrap();
+        }
+        let (bytes, n) = w.finish().unwrap();
+        assert_eq!((String::from_utf8(bytes).unwrap(), n), (expected, 3));
+        let empty = Manifest::new(Vec::new());
+        assert_eq!(
+            empty.to_json(),
+            serde_json::to_string_pretty(&empty).unwrap() + "\n"
+        );
+    }
+}

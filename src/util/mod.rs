@@ -1,0 +1,9 @@
+//! Helpers every layer may use: text (slugs, closest names), Markdown parser
+//! options, paths and directory walks, and ordered work on all cores.
+//!
+//! May use: std and external crates only; nothing else of this crate.
+
+pub mod fs;
+pub mod markdown;
+pub mod parallel;
+pub mod text;

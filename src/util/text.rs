@@ -1,0 +1,75 @@
+//! Text helpers: the slug of anchors and file names, and the closest known
+//! name for "did you mean" hints.
+
+/// Lower-case ASCII slug: runs of anything but `[a-z0-9]` become one `-`.
+pub fn slug(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        let c = ch.to_ascii_lowercase();
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+/// The known name closest to `name` by edit distance, if it is close enough to be a typo.
+pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    known
+        .iter()
+        .map(|k| (edit_distance(&lower, &k.to_lowercase()), *k))
+        .filter(|(d, k)| *d <= (k.chars().count() / 3).max(2))
+        .min()
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs() {
+        assert_eq!(
+            slug("qwen3.8next-fp4-b300-sglang-agentic-mtp#0"),
+            "qwen3-8next-fp4-b300-sglang-agentic-mtp-0"
+        );
+        assert_eq!(slug("a#1@c16"), "a-1-c16");
+        assert_eq!(slug("--X__y--"), "x-y");
+    }
+
+    #[test]
+    fn closest_name() {
+        let known = ["DeepSeek-V4", "DeepSeek-V4.1", "Qwen3.5", "Muse Spark Open"];
+        assert_eq!(closest("DeepSeek-V4.2", &known), Some("DeepSeek-V4.1"));
+        assert_eq!(closest("deepseek-v4", &known), Some("DeepSeek-V4"));
+        assert_eq!(closest("Muse-Spark-Open", &known), Some("Muse Spark Open"));
+        assert_eq!(closest("Llama", &known), None);
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("ä", "a"), 1);
+    }
+}
