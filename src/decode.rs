@@ -322,6 +322,27 @@ pub struct CommandSet {
 }
 
 impl CommandSet {
+    /// The JSON shape of the set that `decode --json` prints; `page` is the
+    /// data file's `model`.
+    pub fn json(&self, page: &str) -> serde_json::Value {
+        serde_json::json!({
+            "page": page,
+            "cell": self.cell_id,
+            "point": self.point,
+            "concs": self.concs,
+            "kv": self.tier.id(),
+            "router": self.router.id(),
+            "status": self.status.id(),
+            "label": self.status.label(),
+            "anchor": self.anchor,
+            "titles": self.processes.iter().map(|p| p.title.as_str()).collect::<Vec<_>>(),
+            "blocks": self.processes.iter().map(|p| p.command.as_str()).collect::<Vec<_>>(),
+            "placeholders": self.placeholders.iter().map(|p| serde_json::json!({"name": p.name, "description": p.description})).collect::<Vec<_>>(),
+            "notes": self.notes.iter().map(|n| serde_json::json!({"id": n.id(), "text": n.text()})).collect::<Vec<_>>(),
+            "image": {"name": self.image.image, "status": self.image.status, "commit": self.image.commit},
+        })
+    }
+
     /// `c1 / c4` as on the concurrency chip.
     pub fn concs_label(&self) -> String {
         concs_label(&self.concs)
@@ -412,6 +433,13 @@ pub struct KvDonor {
     pub donor_hardware: String,
     /// Flags the tier adds to cache-owning workers.
     pub args: Vec<Arg>,
+}
+
+impl Deployment {
+    /// Each point's concurrencies as on its chip (`c1 / c4`), in point order.
+    pub fn point_labels(&self) -> Vec<String> {
+        self.concs.iter().map(|c| concs_label(c)).collect()
+    }
 }
 
 /// A decoded data file.

@@ -1,10 +1,25 @@
 //! mdbook-agentx: static AgentX launch-recipe sections for mdBook books.
 //!
-//! Pipeline: [`data`] loads an AgentX data file, [`decode`] turns it into
-//! command sets, [`render`] writes Markdown, [`directive`] splices that
-//! Markdown into chapters, and [`preprocess`] speaks mdBook's protocol.
+//! AgentX data files (the format the SGLang cookbook uses to mirror
+//! SemiAnalysis InferenceX AgentX submissions) decode into command sets:
+//! every combination of deployment, concurrency point, KV-offload tier and
+//! router, as the commands a reader copies. This library turns them into
+//! Markdown and HTML:
+//!
+//! - [`decode_file`] / [`decode_str`]: a data file as a [`DecodedPage`];
+//! - [`AgentxPreprocessor`]: the mdBook preprocessor (`<<agentx page="…">>`
+//!   directives), also as [`run_protocol`] over stdin/stdout, or one chapter
+//!   at a time with [`Library`] and [`expand_chapter`];
+//! - [`build`], [`export_offline`], [`export_single_file`]: the standalone
+//!   builder, and [`Engine`] / [`serve`] / [`watch`] for live preview;
+//! - [`check`]: command lines against flag registries, KV tiers, links;
+//! - [`Manifest`] and [`compare_manifests`]: what changed between two builds.
+//!
+//! Data flows one way, each module using only those before it:
+//! `util ← data ← decode ← {manifest, render} ← preprocessor ← site ← {serve,
+//! check, diff}` (`shell` sits between `data` and `decode`, `stats` on
+//! `decode`). The README's layout section draws the whole graph.
 
-pub mod bench;
 pub mod check;
 pub mod data;
 pub mod decode;
@@ -18,3 +33,29 @@ pub mod shell;
 pub mod site;
 pub mod stats;
 pub mod util;
+
+#[cfg(test)]
+mod test_support;
+
+pub use crate::check::run as check;
+pub use crate::check::{
+    CheckReport, Finding, ImageTally, LinkReport, TierProblem, registry::Severity,
+};
+pub use crate::data::{Arg, BlockKind, ImageStatus, KvTier, Role, Router};
+pub use crate::decode::{
+    CommandSet, ConfigFile, DecodedFile, DecodedPage, Deployment, ImageInfo, KvDonor, Note,
+    Placeholder, Process, Provenance, Status, decode_file, decode_str,
+};
+pub use crate::diff::{load_side as load_manifest, table as diff_table, verbose as diff_verbose};
+pub use crate::manifest::{
+    MANIFEST, Manifest, ManifestDiff, ManifestEntry, PageDiff, compare as compare_manifests,
+};
+pub use crate::preprocess::{
+    Expanded, Library, OnError, expand_chapter, run_protocol, supports as supports_renderer,
+};
+pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
+pub use crate::site::book::data_files;
+pub use crate::site::engine::{Change, Engine, Rebuild};
+pub use crate::site::export::{export_offline, single_file as export_single_file};
+pub use crate::site::{BuildOptions, BuildReport, build};
+pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};

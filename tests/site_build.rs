@@ -282,8 +282,7 @@ fn large_books_get_short_sidebars_and_a_page_of_all_chapters() {
     // The mini book 120 times over: 120 model chapters with their deployment
     // chapters, more rows than SIDEBAR_FULL_LIMIT and top-level rows than
     // TOP_LEVEL_WINDOW.
-    let book = common::temp("large-book");
-    mdbook_agentx::bench::write_scaled_book(&common::mini_book("large-src"), 120, &book).unwrap();
+    let book = common::scaled_mini_book("large-book", 120);
     let files = assert_streamed_build_matches_memory(&book, "large-out");
     let site = Site::load(&book).unwrap();
     assert!(
@@ -459,66 +458,4 @@ fn source_files_never_replace_generated_files() {
         .collect();
     assert_eq!(manifests.len(), 1);
     assert!(String::from_utf8_lossy(&manifests[0].1).contains("\"command_sets\""));
-}
-
-/// The engine of `serve` and `watch` reuses chapter bodies and laid-out
-/// pages; after every kind of change its site must equal a fresh render.
-#[test]
-fn engine_rebuilds_only_what_changed_and_matches_a_fresh_render() {
-    use mdbook_agentx::site::engine::{Change, Engine};
-    let book = common::mini_book("engine-cache");
-    let opts = BuildOptions::default();
-    let mut engine = Engine::open(&book).unwrap();
-    let mut rebuild = |changes: &[Change]| {
-        let r = engine.rebuild(changes, &opts).unwrap();
-        let fresh = Site::load(&book).unwrap().render_files(&opts).unwrap();
-        assert!(
-            r.rendered.files == fresh,
-            "{changes:?}: differs from a fresh render"
-        );
-        (r.rendered.rerendered, r.rendered.laid_out)
-    };
-    assert_eq!(rebuild(&[Change::Content]), (4, 4));
-    // Nothing changed: nothing rendered or laid out again.
-    assert_eq!(rebuild(&[Change::Content]), (0, 0));
-    // A chapter's text: its body and page only.
-    let plain = book.join("src/plain.md");
-    std::fs::write(&plain, common::read(&plain) + "\nOne more line.\n").unwrap();
-    assert_eq!(rebuild(&[Change::Content]), (1, 1));
-    // A chapter title in SUMMARY.md: every sidebar changes, no body does.
-    let summary = book.join("src/SUMMARY.md");
-    std::fs::write(
-        &summary,
-        common::read(&summary).replace("[Plain]", "[Plain text]"),
-    )
-    .unwrap();
-    assert_eq!(rebuild(&[Change::Content]), (0, 4));
-    // A template: every page is laid out again.
-    std::fs::create_dir_all(book.join("templates")).unwrap();
-    let page = common::read(&common::repo().join("templates/page.html"));
-    std::fs::write(
-        book.join("templates/page.html"),
-        page.replace(
-            "<main id=\"content\">",
-            "<main id=\"content\" data-x=\"1\">",
-        ),
-    )
-    .unwrap();
-    assert_eq!(rebuild(&[Change::Theme]), (0, 4));
-    // A data file: the pages it feeds.
-    let data = book.join("data/mini.json");
-    std::fs::write(
-        &data,
-        common::read(&data).replacen(
-            "\"--max-running-requests\": [\"",
-            "\"--max-running-requests\": [\"1",
-            1,
-        ),
-    )
-    .unwrap();
-    let (bodies, pages) = rebuild(&[Change::Data(vec![data.clone()])]);
-    assert!(
-        bodies >= 1 && bodies == pages && pages < 4,
-        "{bodies} {pages}"
-    );
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use mdbook_agentx::site::{self, BuildOptions, BuildReport};
+use mdbook_agentx::{BuildOptions, BuildReport, build};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
@@ -17,7 +17,7 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    let report = site::build(
+    let report = build(
         &args.book_dir,
         &BuildOptions {
             dest: args.dest,

@@ -22,7 +22,7 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    let report = mdbook_agentx::check::run(&args.book_dir)?;
+    let report = mdbook_agentx::check(&args.book_dir)?;
     let mut out = std::io::stdout().lock();
     match args.format {
         OutputFormat::Text => write!(out, "{}", report.text(args.verbose))?,

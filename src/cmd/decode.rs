@@ -6,8 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Result, anyhow, bail};
 use clap::ValueEnum;
-use mdbook_agentx::data::{KvTier, Router};
-use mdbook_agentx::decode::{self, CommandSet, DecodedPage};
+use mdbook_agentx::{CommandSet, DecodedPage, KvTier, Router, decode_file};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
@@ -94,7 +93,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
         let mut sets = Vec::new();
         for p in &pages {
             for s in p.command_sets().filter(|s| filter.matches(s)) {
-                sets.push(command_set_json(&p.model, s));
+                sets.push(s.json(&p.model));
             }
         }
         serde_json::to_writer_pretty(&mut out, &sets)?;
@@ -114,7 +113,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
 
 /// Decodes one file, printing the keys it ignored; errors name the file.
 fn load_page(path: &Path) -> Result<DecodedPage> {
-    let decoded = decode::decode_file(path)?;
+    let decoded = decode_file(path)?;
     for key in &decoded.ignored {
         eprintln!("warning: {}: ignored unknown key `{key}`", path.display());
     }
@@ -164,10 +163,9 @@ fn select_one<'p>(page: &'p DecodedPage, filter: &SetFilter) -> Result<&'p Comma
         .filter(|s| s.concs.contains(&conc))
         .collect();
     let Some(first) = candidates.first() else {
-        let concs: Vec<String> = dep.concs.iter().map(|c| decode::concs_label(c)).collect();
         bail!(
             "cell `{cell}` has no point at c{conc}; points: {}",
-            concs.join(", ")
+            dep.point_labels().join(", ")
         );
     };
     let tier = filter.kv.unwrap_or(first.measured);
@@ -184,24 +182,4 @@ fn select_one<'p>(page: &'p DecodedPage, filter: &SetFilter) -> Result<&'p Comma
                 .unwrap_or_default();
             anyhow!("cell `{cell}` offers no `{tier}` tier on router `{router}`{why}")
         })
-}
-
-/// The JSON shape of one command set (`decode --json`).
-fn command_set_json(page: &str, s: &CommandSet) -> serde_json::Value {
-    serde_json::json!({
-        "page": page,
-        "cell": s.cell_id,
-        "point": s.point,
-        "concs": s.concs,
-        "kv": s.tier.id(),
-        "router": s.router.id(),
-        "status": s.status.id(),
-        "label": s.status.label(),
-        "anchor": s.anchor,
-        "titles": s.processes.iter().map(|p| p.title.as_str()).collect::<Vec<_>>(),
-        "blocks": s.processes.iter().map(|p| p.command.as_str()).collect::<Vec<_>>(),
-        "placeholders": s.placeholders.iter().map(|p| serde_json::json!({"name": p.name, "description": p.description})).collect::<Vec<_>>(),
-        "notes": s.notes.iter().map(|n| serde_json::json!({"id": n.id(), "text": n.text()})).collect::<Vec<_>>(),
-        "image": {"name": s.image.image, "status": s.image.status, "commit": s.image.commit},
-    })
 }

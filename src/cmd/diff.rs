@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use mdbook_agentx::diff;
+use mdbook_agentx::{compare_manifests, diff_table, diff_verbose, load_manifest};
 
 use super::OutputFormat;
 
@@ -25,13 +25,13 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    let a = diff::load_side(&args.old, &args.book)?;
-    let b = diff::load_side(&args.new, &args.book)?;
-    let d = mdbook_agentx::manifest::compare(&a, &b);
+    let a = load_manifest(&args.old, &args.book)?;
+    let b = load_manifest(&args.new, &args.book)?;
+    let d = compare_manifests(&a, &b);
     let mut out = std::io::stdout().lock();
     match args.format {
-        OutputFormat::Text if args.verbose => write!(out, "{}", diff::verbose(&d, &a, &b))?,
-        OutputFormat::Text => write!(out, "{}", diff::table(&d))?,
+        OutputFormat::Text if args.verbose => write!(out, "{}", diff_verbose(&d, &a, &b))?,
+        OutputFormat::Text => write!(out, "{}", diff_table(&d))?,
         OutputFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &d)?;
             writeln!(out)?;

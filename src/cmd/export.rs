@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use mdbook_agentx::site::export;
+use mdbook_agentx::{export_offline, export_single_file};
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("target").required(true).args(["offline", "single_file"])))]
@@ -22,11 +22,11 @@ pub(super) struct Args {
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
     if let Some(out) = args.offline {
-        let report = export::export_offline(&args.book_dir, &out)?;
+        let report = export_offline(&args.book_dir, &out)?;
         super::build::print_report("exported (offline, no remote assets)", &report);
     }
     if let Some(file) = args.single_file {
-        let html = export::single_file(&args.book_dir)?;
+        let html = export_single_file(&args.book_dir)?;
         let tmp = file.with_extension("html.tmp");
         std::fs::write(&tmp, &html).with_context(|| format!("cannot write {}", tmp.display()))?;
         std::fs::rename(&tmp, &file).with_context(|| format!("cannot write {}", file.display()))?;

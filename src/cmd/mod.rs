@@ -4,7 +4,6 @@
 //!
 //! May use: the library's public API.
 
-mod bench;
 mod build;
 mod check;
 mod decode;
@@ -59,9 +58,6 @@ enum Command {
     ///
     /// Exit code 0 only when all checks pass.
     Check(check::Args),
-    /// Measure decode, build (against `mdbook build`), incremental rebuild,
-    /// export, check and synthetic N× books; prints Markdown for docs/BENCHMARKS.md.
-    Bench(bench::Args),
     /// Compare the command sets of two builds, per page: identical, added,
     /// removed and changed (a Markdown table for a pull-request description).
     ///
@@ -91,7 +87,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Watch(args)) => watch::execute(args),
         Some(Command::Export(args)) => export::execute(args),
         Some(Command::Check(args)) => check::execute(args),
-        Some(Command::Bench(args)) => bench::execute(args),
         Some(Command::Diff(args)) => diff::execute(args),
         Some(Command::Stats(args)) => stats::execute(args),
     }

@@ -5,6 +5,6 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 pub(super) fn execute() -> Result<ExitCode> {
-    mdbook_agentx::preprocess::run_protocol(std::io::stdin().lock(), std::io::stdout().lock())?;
+    mdbook_agentx::run_protocol(std::io::stdin().lock(), std::io::stdout().lock())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use mdbook_agentx::serve::{self, ServeOptions, WatchMode};
+use mdbook_agentx::{ServeOptions, WatchMode, serve};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
@@ -26,7 +26,7 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    serve::serve(
+    serve(
         &args.book_dir,
         &ServeOptions {
             bind: args.bind,

@@ -11,7 +11,7 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    Ok(super::failed_if(!mdbook_agentx::preprocess::supports(
+    Ok(super::failed_if(!mdbook_agentx::supports_renderer(
         &args.renderer,
     )))
 }

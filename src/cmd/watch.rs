@@ -19,7 +19,7 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    mdbook_agentx::serve::watch(
+    mdbook_agentx::watch(
         &args.book_dir,
         args.dest,
         super::serve::watch_mode(args.poll),

@@ -235,3 +235,21 @@ impl BookDir {
         Ok(ch)
     }
 }
+
+/// The data files of `paths`: a book directory (holding `book.toml`) gives
+/// the files of its data directory, a directory the files in or below it, a
+/// file itself.
+pub fn data_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.join("book.toml").is_file() {
+            let dir = BookDir::open(p)?;
+            files.extend(crate::data::data_files_in(&p.join(&dir.agentx.data_dir))?);
+        } else if p.is_dir() {
+            files.extend(crate::data::data_files_in(p)?);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}

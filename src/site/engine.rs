@@ -65,9 +65,31 @@ pub fn is_editor_noise(path: &Path) -> bool {
 
 /// The outcome of one rebuild.
 pub struct Rebuild {
-    pub site: Site,
-    pub rendered: Rendered,
-    pub elapsed: Duration,
+    pub(crate) site: Site,
+    pub(crate) rendered: Rendered,
+    pub(crate) elapsed: Duration,
+}
+
+impl Rebuild {
+    /// How long the rebuild took.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// Pages of the site.
+    pub fn pages(&self) -> usize {
+        self.site.pages.len()
+    }
+
+    /// Chapter bodies rendered from Markdown (the others came from the cache).
+    pub fn bodies_rendered(&self) -> usize {
+        self.rendered.rerendered
+    }
+
+    /// Pages laid out with the templates (the others came from the cache).
+    pub fn pages_laid_out(&self) -> usize {
+        self.rendered.laid_out
+    }
 }
 
 pub struct Engine {
@@ -204,6 +226,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{mini_book, read, repo};
 
     #[test]
     fn editor_noise() {
@@ -220,5 +243,62 @@ mod tests {
         for n in ["a.md", "x.json", "book.toml"] {
             assert!(!is_editor_noise(Path::new(n)), "{n}");
         }
+    }
+
+    /// The engine of `serve` and `watch` reuses chapter bodies and laid-out
+    /// pages; after every kind of change its site must equal a fresh render.
+    #[test]
+    fn rebuilds_only_what_changed_and_match_a_fresh_render() {
+        let book = mini_book("engine-cache");
+        let opts = BuildOptions::default();
+        let mut engine = Engine::open(&book).unwrap();
+        let mut rebuild = |changes: &[Change]| {
+            let r = engine.rebuild(changes, &opts).unwrap();
+            let fresh = Site::load(&book).unwrap().render_files(&opts).unwrap();
+            assert!(
+                r.rendered.files == fresh,
+                "{changes:?}: differs from a fresh render"
+            );
+            (r.rendered.rerendered, r.rendered.laid_out)
+        };
+        assert_eq!(rebuild(&[Change::Content]), (4, 4));
+        // Nothing changed: nothing rendered or laid out again.
+        assert_eq!(rebuild(&[Change::Content]), (0, 0));
+        // A chapter's text: its body and page only.
+        let plain = book.join("src/plain.md");
+        std::fs::write(&plain, read(&plain) + "\nOne more line.\n").unwrap();
+        assert_eq!(rebuild(&[Change::Content]), (1, 1));
+        // A chapter title in SUMMARY.md: every sidebar changes, no body does.
+        let summary = book.join("src/SUMMARY.md");
+        std::fs::write(&summary, read(&summary).replace("[Plain]", "[Plain text]")).unwrap();
+        assert_eq!(rebuild(&[Change::Content]), (0, 4));
+        // A template: every page is laid out again.
+        std::fs::create_dir_all(book.join("templates")).unwrap();
+        let page = read(&repo().join("templates/page.html"));
+        std::fs::write(
+            book.join("templates/page.html"),
+            page.replace(
+                "<main id=\"content\">",
+                "<main id=\"content\" data-x=\"1\">",
+            ),
+        )
+        .unwrap();
+        assert_eq!(rebuild(&[Change::Theme]), (0, 4));
+        // A data file: the pages it feeds.
+        let data = book.join("data/mini.json");
+        std::fs::write(
+            &data,
+            read(&data).replacen(
+                "\"--max-running-requests\": [\"",
+                "\"--max-running-requests\": [\"1",
+                1,
+            ),
+        )
+        .unwrap();
+        let (bodies, pages) = rebuild(&[Change::Data(vec![data.clone()])]);
+        assert!(
+            bodies >= 1 && bodies == pages && pages < 4,
+            "{bodies} {pages}"
+        );
     }
 }

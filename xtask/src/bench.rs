@@ -1,0 +1,317 @@
+//! `bench`: the figures of `docs/BENCHMARKS.md`, measured in one run on one
+//! machine — decode, full build (ours and `mdbook build`), incremental
+//! rebuild after a data edit, offline export, check, and builds of synthetic
+//! books N× the size of the sample. Builds, exports and checks run the
+//! release binary as separate processes, so start-up counts on both sides;
+//! decode and the incremental rebuild run in this process through the
+//! library, as `serve` runs them.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use mdbook_agentx::{BuildOptions, Change, Engine, decode_file};
+
+use crate::measure::{Timing, build_line_of, run_quiet, steal_share, time_runs};
+use crate::scaled::{BookLayout, copy_book, write_scaled_book};
+
+/// What `cargo xtask bench` measures.
+#[derive(Debug, Clone)]
+pub(crate) struct BenchOptions {
+    pub(crate) book: PathBuf,
+    pub(crate) runs: usize,
+    /// Scale factors for synthetic books (1 = the sample itself).
+    pub(crate) scales: Vec<usize>,
+    /// Extra data files to time decoding on (e.g. the real ones in ../shared).
+    pub(crate) data: Vec<PathBuf>,
+    /// Compare with `mdbook build` when mdBook is on PATH.
+    pub(crate) mdbook: bool,
+}
+
+/// Where one run works: the binary under test, the book, a scratch directory.
+struct Bench<'a> {
+    opts: &'a BenchOptions,
+    exe: PathBuf,
+    book: PathBuf,
+    layout: BookLayout,
+    scratch: PathBuf,
+    runs: usize,
+}
+
+/// Runs every measurement and prints the report as Markdown on stdout.
+pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
+    let exe = release_binary()?;
+    let book = std::fs::canonicalize(&opts.book)
+        .with_context(|| format!("cannot open {}", opts.book.display()))?;
+    let scratch = std::env::temp_dir().join(format!("agentx-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch)?;
+    let b = Bench {
+        opts,
+        exe,
+        layout: BookLayout::of(&book)?,
+        book,
+        scratch,
+        runs: opts.runs.max(1),
+    };
+    let cpu_at_start = std::fs::read_to_string("/proc/stat").ok();
+    let mut md = machine(b.runs);
+    md.push_str(&b.decode()?);
+    md.push_str(&b.full_build()?);
+    md.push_str(&b.incremental()?);
+    md.push_str(&b.export_and_check()?);
+    md.push_str(&b.scale()?);
+    let _ = std::fs::remove_dir_all(&b.scratch);
+    // On a virtual machine, time the hypervisor gave to others inflates every
+    // figure: say how much, so runs can be compared.
+    let cpu_at_end = std::fs::read_to_string("/proc/stat").ok();
+    if let (Some(a), Some(z)) = (cpu_at_start, cpu_at_end)
+        && let Some(steal) = steal_share(&a, &z)
+    {
+        md.push_str(&format!(
+            "\nCPU steal during this run (`/proc/stat`): {:.1}% of CPU time.\n",
+            steal * 100.0
+        ));
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(md.as_bytes())?;
+    Ok(())
+}
+
+/// Builds the product's release binary and returns its path.
+fn release_binary() -> Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    run_quiet(
+        Command::new(cargo)
+            .args(["build", "--release", "--locked", "-p", "mdbook-agentx"])
+            .args(["--bin", "mdbook-agentx"])
+            .current_dir(&root),
+    )?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    Ok(target.join("release/mdbook-agentx"))
+}
+
+/// The machine line at the top of the report.
+fn machine(runs: usize) -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    format!(
+        "Machine: {cpu}, {cores} cores. Release build. Medians of {runs} runs (min–max in brackets).\n\n"
+    )
+}
+
+impl Bench<'_> {
+    fn data_dir(&self, book: &Path) -> PathBuf {
+        book.join(&self.layout.data_dir)
+    }
+
+    /// 1. Load + decode of each data file.
+    fn decode(&self) -> Result<String> {
+        let mut md = String::from(
+            "### Load + decode\n\n| Data file | Command sets | Median ms | Min–max ms |\n|---|---:|---:|---:|\n",
+        );
+        let mut files = self.opts.data.clone();
+        files.extend(mdbook_agentx::data_files(&[self.data_dir(&self.book)])?);
+        for f in &files {
+            let mut sets = 0;
+            let t = time_runs(self.runs.max(20), || {
+                sets = decode_file(f)?.page.command_sets().count();
+                Ok(())
+            })?;
+            md.push_str(&format!(
+                "| {} | {sets} | {} |\n",
+                f.file_name().unwrap_or_default().to_string_lossy(),
+                t.cells()
+            ));
+        }
+        Ok(md)
+    }
+
+    /// 2. Full build: ours vs mdBook, as processes, in the same run.
+    fn full_build(&self) -> Result<String> {
+        let mut md = String::from(
+            "\n### Full build of the sample book\n\n| Command | Median ms | Min–max ms |\n|---|---:|---:|\n",
+        );
+        let out = self.scratch.join("ours");
+        let ours = time_runs(self.runs, || {
+            run_quiet(
+                Command::new(&self.exe)
+                    .arg("build")
+                    .arg(&self.book)
+                    .arg("-d")
+                    .arg(&out),
+            )
+        })?;
+        md.push_str(&format!("| `mdbook-agentx build` | {} |\n", ours.cells()));
+        let mdbook_ok = self.opts.mdbook
+            && Command::new("mdbook")
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with("mdbook v0.5"));
+        if !mdbook_ok {
+            md.push_str("\n`mdbook` 0.5 not on PATH: no comparison in this run.\n");
+            return Ok(md);
+        }
+        let out = self.scratch.join("mdbook");
+        let theirs = time_runs(self.runs, || {
+            run_quiet(
+                Command::new("mdbook")
+                    .arg("build")
+                    .arg("-d")
+                    .arg(&out)
+                    .current_dir(&self.book)
+                    .env("MDBOOK_PREPROCESSOR__AGENTX__COMMAND", &self.exe),
+            )
+        })?;
+        md.push_str(&format!(
+            "| `mdbook build` (0.5, this preprocessor) | {} |\n\nRatio (mdBook / ours, medians): **{:.1}×**.\n",
+            theirs.cells(),
+            theirs.median.as_secs_f64() / ours.median.as_secs_f64()
+        ));
+        Ok(md)
+    }
+
+    /// 3. Incremental rebuild after one data-file edit (the engine of serve/watch).
+    fn incremental(&self) -> Result<String> {
+        let live = self.scratch.join("live");
+        copy_book(&self.book, &live)?;
+        let mut engine = Engine::open(&live)?;
+        engine.rebuild(&[Change::Content], &BuildOptions::default())?;
+        let files = mdbook_agentx::data_files(&[self.data_dir(&live)])?;
+        let data_file = files
+            .iter()
+            .find(|p| p.to_string_lossy().contains("muse"))
+            .or(files.first())
+            .context("no data file to edit")?
+            .clone();
+        let original = std::fs::read_to_string(&data_file)?;
+        let (mut bodies, mut pages, mut toggle) = (0, 0, false);
+        let t = time_runs(self.runs, || {
+            toggle = !toggle;
+            // A real edit: one concurrency's value changes, so its pages re-render.
+            let edited = if toggle {
+                original.replacen(
+                    "\"--max-running-requests\": [\"",
+                    "\"--max-running-requests\": [\"1",
+                    1,
+                )
+            } else {
+                original.clone()
+            };
+            std::fs::write(&data_file, edited)?;
+            let r = engine.rebuild(
+                &[Change::Data(vec![data_file.clone()])],
+                &BuildOptions::default(),
+            )?;
+            (bodies, pages) = (r.bodies_rendered(), r.pages_laid_out());
+            Ok(())
+        })?;
+        std::fs::write(&data_file, &original)?;
+        Ok(format!(
+            "\n### Incremental rebuild after one data-file edit\n\n`{}` edited; per rebuild {bodies} chapter body(ies) rendered and {pages} page(s) laid out again, the rest from cache, all kept in memory (as `serve` does). Median **{} ms** ({}–{}). `serve` adds its 100 ms debounce before this and sends the reload event right after.\n",
+            data_file.file_name().unwrap_or_default().to_string_lossy(),
+            crate::measure::ms(t.median),
+            crate::measure::ms(t.min),
+            crate::measure::ms(t.max)
+        ))
+    }
+
+    /// 4. Export and check, as processes.
+    fn export_and_check(&self) -> Result<String> {
+        let out = self.scratch.join("export");
+        let export = time_runs(self.runs, || {
+            run_quiet(
+                Command::new(&self.exe)
+                    .arg("export")
+                    .arg(&self.book)
+                    .arg("--offline")
+                    .arg(&out),
+            )
+        })?;
+        let check = time_runs(self.runs, || {
+            let out = Command::new(&self.exe)
+                .arg("check")
+                .arg(&self.book)
+                .output()?;
+            if !out.status.success() {
+                bail!("check failed:\n{}", String::from_utf8_lossy(&out.stdout));
+            }
+            Ok(())
+        })?;
+        Ok(format!(
+            "\n### Export and check\n\n| Command | Median ms | Min–max ms |\n|---|---:|---:|\n| `mdbook-agentx export --offline` | {} |\n| `mdbook-agentx check` | {} |\n",
+            export.cells(),
+            check.cells()
+        ))
+    }
+
+    /// 5. Builds of synthetic books N× the sample.
+    fn scale(&self) -> Result<String> {
+        if self.opts.scales.is_empty() {
+            return Ok(String::new());
+        }
+        let mut md = String::from(
+            "\n### Scale: synthetic books N× the sample\n\n| Scale | Pages | Command sets | Median build ms | Per command set µs | vs N × 1× | Added µs per added set | Peak memory MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        );
+        let mut base: Option<f64> = None;
+        let mut previous: Option<(f64, usize)> = None;
+        for &n in &self.opts.scales {
+            let (t, report) = self.scaled_build(n)?;
+            let secs = t.median.as_secs_f64();
+            let per = secs * 1e6 / report.command_sets.max(1) as f64;
+            let b = *base.get_or_insert(secs / n as f64);
+            // The cost of each set a scale adds over the previous one: constant
+            // when the build is linear, whatever its fixed start-up cost.
+            let added = previous
+                .map(|(s0, c0)| {
+                    let sets = report.command_sets.saturating_sub(c0).max(1);
+                    format!("{:.0}", (secs - s0) * 1e6 / sets as f64)
+                })
+                .unwrap_or_else(|| "–".into());
+            previous = Some((secs, report.command_sets));
+            let peak = report
+                .peak_mib
+                .map(|p| format!("{p:.0}"))
+                .unwrap_or_else(|| "n/a".into());
+            md.push_str(&format!(
+                "| {n}× | {} | {} | {} | {per:.0} | {:.2} | {added} | {peak} |\n",
+                report.pages,
+                report.command_sets,
+                crate::measure::ms(t.median),
+                secs / (b * n as f64),
+            ));
+        }
+        Ok(md)
+    }
+
+    /// Times the build of the book `n`× the sample; the last build's report line.
+    fn scaled_build(&self, n: usize) -> Result<(Timing, crate::measure::BuildLine)> {
+        let dir = self.scratch.join(format!("scale-{n}"));
+        write_scaled_book(&self.book, n, &dir)?;
+        let out = self.scratch.join(format!("scale-{n}-out"));
+        let build = || {
+            let mut c = Command::new(&self.exe);
+            c.arg("build").arg(&dir).arg("-d").arg(&out);
+            c
+        };
+        let runs = if n >= 50 { 3.min(self.runs) } else { self.runs };
+        let t = time_runs(runs, || run_quiet(&mut build()))?;
+        let report = build_line_of(&mut build())?;
+        let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok((t, report))
+    }
+}
