@@ -20,15 +20,17 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// Environment variables of one process; always key-sorted, as the renderer prints them.
-pub type Env = BTreeMap<String, String>;
+pub(crate) type Env = BTreeMap<String, String>;
 
 /// One whole AgentX data file (one model page).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AgentxData {
+pub(crate) struct AgentxData {
     /// Page name, e.g. `DeepSeek-V4.1`; directives select pages by it.
     pub model: String,
     #[serde(default)]
+    // Known to the schema, so not reported as an ignored key; no output uses it.
+    #[allow(dead_code)]
     pub generated_on: Option<String>,
     #[serde(default)]
     pub source: Option<Source>,
@@ -50,32 +52,38 @@ pub struct AgentxData {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Source {
+pub(crate) struct Source {
     pub repo: String,
     #[serde(default)]
+    // Known to the schema, so not reported as an ignored key; no output uses it.
+    #[allow(dead_code)]
     pub main: Option<String>,
     #[serde(default)]
     pub prs: BTreeMap<String, PrInfo>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct PrInfo {
+pub(crate) struct PrInfo {
     #[serde(default)]
     pub run: Option<String>,
     #[serde(default)]
+    // Known to the schema, so not reported as an ignored key; no output uses it.
+    #[allow(dead_code)]
     pub sha: Option<String>,
     #[serde(default)]
+    // Known to the schema, so not reported as an ignored key; no output uses it.
+    #[allow(dead_code)]
     pub status: Option<RunStatus>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Hardware {
+pub(crate) struct Hardware {
     pub id: String,
     pub label: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Checkpoint {
+pub(crate) struct Checkpoint {
     pub id: String,
     /// Only in the older schema.
     #[serde(default)]
@@ -83,14 +91,14 @@ pub struct Checkpoint {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct FileEntry {
+pub(crate) struct FileEntry {
     pub name: String,
     pub content: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct KvMooncake {
+pub(crate) struct KvMooncake {
     /// configKey of the verified launch the Mooncake settings come from.
     pub donor: String,
     #[serde(rename = "donorHardware")]
@@ -111,13 +119,17 @@ pub struct KvMooncake {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Router {
+    /// Dynamo frontend with `dynamo.sglang` workers.
     Dynamo,
+    /// SGLang: `sglang.launch_server`, behind `sglang_router` when needed.
     Sglang,
 }
 
 impl Router {
+    /// Every router, in data order.
     pub const ALL: [Router; 2] = [Router::Dynamo, Router::Sglang];
 
+    /// The id the data and anchors use (`dynamo`, `sglang`).
     pub const fn id(self) -> &'static str {
         match self {
             Router::Dynamo => "dynamo",
@@ -152,14 +164,19 @@ impl fmt::Display for Router {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KvTier {
+    /// GPU KV cache only.
     None,
+    /// HiCache: KV offload to host DRAM.
     Hicache,
+    /// A Mooncake store through SGLang's external linker.
     Mooncake,
 }
 
 impl KvTier {
+    /// Every tier, in the order a reader sees them.
     pub const ALL: [KvTier; 3] = [KvTier::None, KvTier::Hicache, KvTier::Mooncake];
 
+    /// The id the data and anchors use (`none`, `hicache`, `mooncake`).
     pub const fn id(self) -> &'static str {
         match self {
             KvTier::None => "none",
@@ -168,6 +185,7 @@ impl KvTier {
         }
     }
 
+    /// The text a reader sees.
     pub fn label(self) -> &'static str {
         match self {
             KvTier::None => "No KV offload",
@@ -213,7 +231,7 @@ deserialize_by_id!(KvTier);
 /// Review state of a submission, as the data records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum RunStatus {
+pub(crate) enum RunStatus {
     Verified,
     VerifiedPr,
     InProgress,
@@ -221,8 +239,10 @@ pub enum RunStatus {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
+/// Whether the image tag can still be pulled.
 pub enum ImageStatus {
     #[default]
+    /// The tag can be pulled.
     Ok,
     /// The tag was removed from Docker Hub; `imageCommit` names the SGLang commit.
     Pruned,
@@ -232,7 +252,7 @@ pub enum ImageStatus {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Cell {
+pub(crate) struct Cell {
     /// `<configKey>#<n>[@c<k>]`
     pub id: String,
     pub hw: String,
@@ -261,7 +281,7 @@ pub struct Cell {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct SetupStep {
+pub(crate) struct SetupStep {
     #[serde(default)]
     pub command: Option<String>,
     #[serde(default)]
@@ -271,7 +291,7 @@ pub struct SetupStep {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct CellKv {
+pub(crate) struct CellKv {
     pub available: Vec<KvTier>,
     #[serde(default)]
     pub unavailable: BTreeMap<KvTier, String>,
@@ -281,7 +301,7 @@ pub struct CellKv {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HicacheDonor {
+pub(crate) struct HicacheDonor {
     pub args: Vec<Arg>,
     pub donor: String,
     #[serde(rename = "donorHardware")]
@@ -290,7 +310,7 @@ pub struct HicacheDonor {
 
 /// Cell-level provenance (newer schema).
 #[derive(Debug, Clone, Deserialize)]
-pub struct CellProv {
+pub(crate) struct CellProv {
     #[serde(default)]
     pub sha: Option<String>,
     #[serde(default)]
@@ -309,9 +329,11 @@ pub struct CellProv {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Point {
+pub(crate) struct Point {
     pub concs: Vec<u32>,
     #[serde(default)]
+    // Known to the schema, so not reported as an ignored key; no output uses it.
+    #[allow(dead_code)]
     pub item: Option<u32>,
     /// Name of the recipe override this point used, e.g. `override_tp2_c4`.
     #[serde(default, rename = "override")]
@@ -351,7 +373,7 @@ pub struct Point {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RouterData {
+pub(crate) struct RouterData {
     #[serde(default)]
     pub install: Vec<String>,
     /// Keys into the top-level `files` map.
@@ -364,17 +386,26 @@ pub struct RouterData {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BlockKind {
+    /// An SGLang or Dynamo worker.
     Worker,
+    /// etcd (Dynamo's control plane).
     Etcd,
+    /// NATS (Dynamo's KV-event plane).
     Nats,
+    /// nginx in front of several Dynamo frontends.
     Nginx,
+    /// `dynamo.frontend` (OpenAI API).
     DynamoFrontend,
+    /// `sglang_router` (OpenAI API).
     SglangRouter,
+    /// `mooncake_master` (KV store metadata).
     MooncakeMaster,
+    /// A standalone Mooncake store.
     MooncakeStore,
 }
 
 impl BlockKind {
+    /// The kebab-case id the data uses.
     pub fn id(self) -> &'static str {
         match self {
             BlockKind::Worker => "worker",
@@ -393,12 +424,16 @@ impl BlockKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// Aggregated: prefill and decode in one worker.
     Agg,
+    /// Prefill worker of a disaggregated deployment.
     Prefill,
+    /// Decode worker of a disaggregated deployment.
     Decode,
 }
 
 impl Role {
+    /// The lower-case id the data uses.
     pub fn id(self) -> &'static str {
         match self {
             Role::Agg => "agg",
@@ -417,11 +452,14 @@ impl Role {
 /// (`["--port", "30000"]`, `["--trust-remote-code"]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arg {
+    /// The option (`--tp-size`).
     pub flag: String,
+    /// Its values, none for a switch.
     pub values: Vec<String>,
 }
 
 impl Arg {
+    /// An argument from a flag and its values.
     pub fn new(flag: &str, values: &[&str]) -> Arg {
         Arg {
             flag: flag.to_string(),
@@ -471,7 +509,7 @@ impl Serialize for Arg {
 /// A fully materialized process block.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Block {
+pub(crate) struct Block {
     pub kind: BlockKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
@@ -504,8 +542,10 @@ pub struct Block {
 }
 
 impl Block {
-    /// A block of `kind` running `cmd`, with nothing else set.
-    pub fn new(kind: BlockKind, cmd: &str) -> Block {
+    /// A block of `kind` running `cmd`, with nothing else set (for tests
+    /// that build blocks by hand).
+    #[cfg(test)]
+    pub(crate) fn new(kind: BlockKind, cmd: &str) -> Block {
         Block {
             kind,
             role: None,
@@ -526,7 +566,7 @@ impl Block {
 
 /// A block as stored: in full, or encoded against another block.
 #[derive(Debug, Clone)]
-pub enum EncodedBlock {
+pub(crate) enum EncodedBlock {
     Full(Box<Block>),
     /// `{ref: [cellIdx, router, blockIdx], …}`: another cell's materialized block.
     Ref {
@@ -544,7 +584,7 @@ pub enum EncodedBlock {
 
 /// How an encoded block changes its base: delete keys, set keys, then diff.
 #[derive(Debug, Clone, Default)]
-pub struct BlockEdit {
+pub(crate) struct BlockEdit {
     pub drop: Vec<String>,
     /// Top-level keys that replace the base's (`cmd`, `workers`, `gpu_pinning`, …).
     pub overrides: Map<String, Value>,
@@ -616,7 +656,7 @@ fn from_value_at<T: de::DeserializeOwned>(v: Value, key: &str) -> Result<T, Stri
 /// Changes to one block. `null` values delete.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Diff {
+pub(crate) struct Diff {
     /// Replaces the whole block.
     #[serde(default)]
     pub block: Option<Box<Block>>,
@@ -629,7 +669,7 @@ pub struct Diff {
 
 /// A point's change to one router's blocks.
 #[derive(Debug, Clone)]
-pub enum Patch {
+pub(crate) enum Patch {
     /// `{replace: [blocks]}`: a whole new block list.
     Replace(Vec<EncodedBlock>),
     /// One diff (or `null`) per block of point 0.
@@ -671,31 +711,22 @@ impl<'de> Deserialize<'de> for Patch {
 
 /// A data file after loading.
 #[derive(Debug, Clone)]
-pub struct Loaded {
-    pub path: PathBuf,
+pub(crate) struct Loaded {
     pub data: AgentxData,
     /// JSON paths of keys this tool does not know and ignored on purpose.
     pub ignored: Vec<String>,
 }
 
-/// How a data file stores its object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceForm {
-    Json,
-    /// `// comments` then `export const agentx = {...};`
-    JsModule,
-}
-
 /// Reads and parses one data file; errors name the file and the JSON path.
-pub fn load_file(path: &Path) -> Result<Loaded> {
+pub(crate) fn load_file(path: &Path) -> Result<Loaded> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     parse_str(&text, path)
 }
 
 /// Parses data text. `path` is used for messages only.
-pub fn parse_str(text: &str, path: &Path) -> Result<Loaded> {
-    let (json, _form) = json_text(text).with_context(|| format!("{}", path.display()))?;
+pub(crate) fn parse_str(text: &str, path: &Path) -> Result<Loaded> {
+    let json = json_text(text).with_context(|| format!("{}", path.display()))?;
     let mut ignored = Vec::new();
     let mut de = serde_json::Deserializer::from_str(&json);
     let mut on_ignored = |p: serde_ignored::Path<'_>| ignored.push(p.to_string());
@@ -712,21 +743,17 @@ pub fn parse_str(text: &str, path: &Path) -> Result<Loaded> {
     })?;
     de.end()
         .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), describe_json_error(&e)))?;
-    Ok(Loaded {
-        path: path.to_path_buf(),
-        data,
-        ignored,
-    })
+    Ok(Loaded { data, ignored })
 }
 
 /// The page name (`model`) of data text, without decoding the rest: what an
 /// index of many data files needs. `path` is used for messages only.
-pub fn page_name(text: &str, path: &Path) -> Result<String> {
+pub(crate) fn page_name(text: &str, path: &Path) -> Result<String> {
     #[derive(Deserialize)]
     struct Head {
         model: String,
     }
-    let (json, _form) = json_text(text).with_context(|| format!("{}", path.display()))?;
+    let json = json_text(text).with_context(|| format!("{}", path.display()))?;
     serde_json::from_str::<Head>(&json)
         .map(|h| h.model)
         .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), describe_json_error(&e)))
@@ -743,12 +770,12 @@ fn describe_json_error(e: &serde_json::Error) -> String {
 
 /// Extracts the JSON object from either form. The JS wrapper is blanked out
 /// rather than cut, so line:column in parse errors still point into the file.
-pub fn json_text(text: &str) -> Result<(String, SourceForm)> {
+pub(crate) fn json_text(text: &str) -> Result<String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let body_start = skip_comments_and_space(text);
     let rest = &text[body_start..];
     if rest.starts_with('{') || rest.is_empty() {
-        return Ok((text.to_string(), SourceForm::Json));
+        return Ok(text.to_string());
     }
     const PREFIX: &str = "export const agentx";
     if !rest.starts_with(PREFIX) {
@@ -779,7 +806,7 @@ pub fn json_text(text: &str) -> Result<(String, SourceForm)> {
     blank_into(&mut out, &text[..obj_start]);
     out.push_str(&text[obj_start..obj_end]);
     blank_into(&mut out, &text[obj_end..]);
-    Ok((out, SourceForm::JsModule))
+    Ok(out)
 }
 
 /// Byte offset of the first character that is neither whitespace nor inside a `//` comment.
@@ -810,7 +837,7 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 /// Every data file (`.json`, `.jsx`, `.js`) directly in or below `dir`, sorted.
-pub fn data_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn data_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -830,7 +857,7 @@ pub fn data_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-pub fn is_data_file(p: &Path) -> bool {
+pub(crate) fn is_data_file(p: &Path) -> bool {
     matches!(
         p.extension().and_then(|e| e.to_str()),
         Some("json" | "jsx" | "js")
@@ -844,8 +871,8 @@ mod tests {
     #[test]
     fn js_module_keeps_line_numbers() {
         let text = "// header\n// more\nexport const agentx = {\n \"model\": 5\n};\n";
-        let (json, form) = json_text(text).unwrap();
-        assert_eq!(form, SourceForm::JsModule);
+        let json = json_text(text).unwrap();
+        assert!(json.trim_start().starts_with('{'), "{json}");
         assert_eq!(json.len(), text.len());
         assert_eq!(json.lines().count(), text.lines().count());
         let err = parse_str(text, Path::new("x.jsx")).unwrap_err().to_string();

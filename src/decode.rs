@@ -19,7 +19,7 @@ use crate::shell;
 use crate::util::text::slug;
 
 /// Worker flags that always lead, in this order; the rest follow alphabetically.
-pub const LEAD_FLAGS: [&str; 11] = [
+pub(crate) const LEAD_FLAGS: [&str; 11] = [
     "--model-path",
     "--served-model-name",
     "--host",
@@ -42,7 +42,7 @@ const MOONCAKE_STORE_ENV: [&str; 4] = [
 ];
 
 /// Whether a worker flag belongs to a KV-offload tier (and is swapped by the tier transform).
-pub fn is_kv_flag(flag: &str) -> bool {
+pub(crate) fn is_kv_flag(flag: &str) -> bool {
     flag == "--enable-hierarchical-cache"
         || flag.starts_with("--hicache-")
         || flag == "--enable-unified-cache-external-linker"
@@ -52,11 +52,16 @@ pub fn is_kv_flag(flag: &str) -> bool {
 /// Status shown for one command set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
+    /// Measured and merged.
     Verified,
+    /// Measured in a pull request that is not merged yet.
     VerifiedPr {
+        /// The pull request's number.
         pr: String,
     },
+    /// Submitted, under review.
     InProgress {
+        /// The pull request's number.
         pr: String,
     },
     /// Router or tier differs from what was measured.
@@ -64,6 +69,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// Short machine id (`verified`, `verified-pr`, `in-progress`, `derived`).
     pub fn id(&self) -> &'static str {
         match self {
             Status::Verified => "verified",
@@ -100,7 +106,9 @@ impl Status {
 /// One process to start.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Process {
+    /// What the process is.
     pub kind: BlockKind,
+    /// Its role, for workers.
     pub role: Option<Role>,
     /// Tab title, e.g. `Decode ×2`.
     pub title: String,
@@ -115,56 +123,91 @@ pub struct Process {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
+/// A config file a command reads (`nats.conf`, `nginx.conf`).
 pub struct ConfigFile {
+    /// File name, as the command names it.
     pub name: String,
+    /// Its text.
     pub content: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
+/// A value the reader fills in (`$NODE_IP`), listed under Env Vars.
 pub struct Placeholder {
     /// Without the `$`.
     pub name: String,
+    /// What to fill in.
     pub description: String,
 }
 
 /// A note shown with a command set; [`Note::text`] is its Markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {
+    /// The set was derived from the measured launch of its point.
     DerivedFrom {
+        /// The submitted router.
         router: Router,
+        /// The measured tier.
         tier: KvTier,
+        /// Whether that launch is verified (else only submitted).
         verified: bool,
     },
+    /// The router differs from the submitted one.
     RouterSwap {
+        /// The router of this set.
         to: Router,
     },
+    /// The KV tier was removed.
     KvRemoved,
+    /// HiCache settings were added from a donor launch.
     KvHicache {
+        /// configKey of the donor.
         donor: String,
+        /// Its hardware label.
         donor_hardware: String,
+        /// Roles of the workers that got them (`agg`, `prefill`).
         roles: String,
     },
+    /// Mooncake settings were added from the donor launch.
     KvMooncake {
+        /// configKey of the donor.
         donor: String,
+        /// Its hardware label.
         donor_hardware: String,
     },
+    /// The run used a synthetic speculative-decoding acceptance length.
     SyntheticAcceptance {
+        /// Its golden acceptance length, when known.
         golden_al: Option<String>,
     },
+    /// The run used a chat template these commands leave out.
     ChatTemplate,
+    /// A disclosure this tool has no text for.
     UnknownDisclosure(String),
+    /// `--enable-dp-attention` is deprecated in newer SGLang.
     RenameDpAttention,
+    /// `--hicache-size` is sized to SemiAnalysis's hosts.
     HicacheSize,
+    /// `MOONCAKE_PROTOCOL=efa` is for AWS EFA.
     Efa,
+    /// `MOONCAKE_GLOBAL_SEGMENT_SIZE` is sized to SemiAnalysis's hosts.
     MooncakeSegment,
+    /// How to write `$IB_DEVICES`.
     IbDevices,
+    /// An install step the submission used for the router.
     Install {
+        /// The router.
         router: Router,
+        /// The step (a `#` line is a comment).
         line: String,
     },
+    /// Dynamo comes bundled in the image.
     InstallBundled,
+    /// A setup step before launch, on every worker node.
     Setup {
+        /// The command or script.
         what: String,
+        /// Why, when the data says.
         reason: Option<String>,
     },
 }
@@ -192,6 +235,7 @@ impl Note {
         }
     }
 
+    /// The note as Markdown.
     pub fn text(&self) -> String {
         match self {
             Note::DerivedFrom {
@@ -279,45 +323,69 @@ fn router_product(r: Router) -> &'static str {
 /// Where a submission is recorded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Provenance {
+    /// The lane's config key in InferenceX.
     pub config_key: String,
+    /// The recipe override the point used.
     pub override_name: Option<String>,
+    /// The run that measured it.
     pub run_url: Option<String>,
+    /// The pull request's number.
     pub pr: Option<String>,
+    /// The pull request.
     pub pr_url: Option<String>,
+    /// The comment that signed off a `verified-pr` run.
     pub comment_url: Option<String>,
+    /// The job log of the point.
     pub job_url: Option<String>,
+    /// The recipe at the measured commit.
     pub recipe_url: Option<String>,
+    /// The InferenceX commit.
     pub sha: Option<String>,
+    /// The date on the dashboard.
     pub date: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
+/// The container image of a deployment.
 pub struct ImageInfo {
+    /// Image reference (`lmsysorg/sglang:…`).
     pub image: String,
+    /// Whether the tag can still be pulled.
     pub status: ImageStatus,
+    /// The SGLang commit a pruned tag was built from.
     pub commit: Option<String>,
 }
 
 /// One combination a reader can copy.
 #[derive(Debug, Clone)]
 pub struct CommandSet {
-    pub cell: usize,
+    /// Cell id (`<configKey>#<n>`).
     pub cell_id: String,
+    /// Index of the point in the cell.
     pub point: usize,
+    /// Concurrencies the point served.
     pub concs: Vec<u32>,
+    /// The router of this set.
     pub router: Router,
+    /// The KV tier of this set.
     pub tier: KvTier,
     /// The tier the point was measured with.
     pub measured: KvTier,
+    /// Measured (as submitted) or derived.
     pub status: Status,
     /// Stable, unique (per page) anchor id.
     pub anchor: String,
+    /// Processes in launch order.
     pub processes: Vec<Process>,
     /// Config files no command names.
     pub loose_files: Vec<ConfigFile>,
+    /// Values the reader fills in, in reading order.
     pub placeholders: Vec<Placeholder>,
+    /// Notes shown with the set.
     pub notes: Vec<Note>,
+    /// Where the point's run is recorded.
     pub provenance: Provenance,
+    /// The image the commands run in.
     pub image: ImageInfo,
 }
 
@@ -377,13 +445,13 @@ impl CommandSet {
     }
 }
 
-pub fn concs_label(concs: &[u32]) -> String {
+pub(crate) fn concs_label(concs: &[u32]) -> String {
     let parts: Vec<String> = concs.iter().map(|c| format!("c{c}")).collect();
     parts.join(" / ")
 }
 
 /// `export NAME=<description>` lines.
-pub fn env_exports(placeholders: &[Placeholder]) -> String {
+pub(crate) fn env_exports(placeholders: &[Placeholder]) -> String {
     placeholders
         .iter()
         .map(|p| format!("export {}=<{}>\n", p.name, p.description))
@@ -393,34 +461,57 @@ pub fn env_exports(placeholders: &[Placeholder]) -> String {
 /// One cell with everything a lane table shows, and all its command sets.
 #[derive(Debug, Clone)]
 pub struct Deployment {
-    pub cell: usize,
+    /// Cell id (`<configKey>#<n>`).
     pub cell_id: String,
+    /// The lane's config key in InferenceX.
     pub config_key: String,
+    /// Hardware id (`gb300`).
     pub hw: String,
+    /// Hardware as the data labels it (`GB300`).
     pub hw_label: String,
+    /// Checkpoint id.
     pub ckpt: String,
+    /// Checkpoint with its precision when the data gives one.
     pub ckpt_label: String,
     /// `Agg TP4·EP4`, `Disagg 2P1D · prefill … · decode …`
     pub label: String,
     /// `MTP 3-1-4`, `DSpark 5`, `DFlash 8`, or none.
     pub detail: Option<String>,
+    /// GPUs the deployment uses.
     pub gpus: u32,
+    /// Concurrencies of each point, in point order.
     pub concs: Vec<Vec<u32>>,
+    /// The router it was submitted behind.
     pub submitted: Router,
     /// Distinct tiers the points were measured with, in tier order.
     pub measured: Vec<KvTier>,
+    /// Tiers offered, in tier order.
     pub available: Vec<KvTier>,
-    pub unavailable: Vec<(KvTier, String)>,
+    /// Tiers not offered, with the reason.
+    pub unavailable: Vec<UnavailableTier>,
     /// Where a derived HiCache tier's settings come from (`kv.hicache`).
     pub hicache: Option<KvDonor>,
     /// The routers the deployment can run behind, in router order.
     pub routers: Vec<Router>,
     /// Status of the submitted, measured launch of point 0.
     pub status: Status,
+    /// Where point 0's run is recorded.
     pub provenance: Provenance,
+    /// The image the commands run in.
     pub image: ImageInfo,
+    /// Anchor of the deployment chapter (`slug(cell id)`).
     pub anchor: String,
+    /// Every command set, in point, router, tier order.
     pub command_sets: Vec<CommandSet>,
+}
+
+/// A KV tier a deployment does not offer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnavailableTier {
+    /// The tier.
+    pub tier: KvTier,
+    /// Why (the data's reason, or a default).
+    pub reason: String,
 }
 
 /// Where a derived KV tier's settings come from: a verified launch, and the
@@ -445,7 +536,9 @@ impl Deployment {
 /// A decoded data file.
 #[derive(Debug, Clone)]
 pub struct DecodedPage {
+    /// The page name (the data file's `model`).
     pub model: String,
+    /// Every deployment (cell), in data order.
     pub deployments: Vec<Deployment>,
     /// Hardware ids the deployments use, in the data's hardware order.
     pub hardware: Vec<String>,
@@ -454,14 +547,17 @@ pub struct DecodedPage {
 }
 
 impl DecodedPage {
+    /// Every command set of the page, in deployment order.
     pub fn command_sets(&self) -> impl Iterator<Item = &CommandSet> {
         self.deployments.iter().flat_map(|d| d.command_sets.iter())
     }
 
+    /// How many command sets the page has.
     pub fn command_set_count(&self) -> usize {
         self.deployments.iter().map(|d| d.command_sets.len()).sum()
     }
 
+    /// How many points (concurrency groups) the page has.
     pub fn point_count(&self) -> usize {
         self.deployments.iter().map(|d| d.concs.len()).sum()
     }
@@ -495,7 +591,7 @@ fn hardware_used(data: &AgentxData, deployments: &[Deployment]) -> Vec<String> {
 }
 
 /// Decodes every command set of a data file.
-pub fn decode_page(data: &AgentxData) -> Result<DecodedPage> {
+pub(crate) fn decode_page(data: &AgentxData) -> Result<DecodedPage> {
     let mut decoder = Decoder::new(data);
     let mut deployments = Vec::with_capacity(data.cells.len());
     let mut anchors = HashSet::new();
@@ -563,13 +659,13 @@ fn decoded(data: AgentxData, ignored: Vec<String>, path: &Path) -> Result<Decode
     Ok(DecodedFile { page, ignored })
 }
 
-/// Command sets of one cell, in point, router, tier order.
-pub fn command_sets_for(data: &AgentxData, cell: usize) -> Result<Vec<CommandSet>> {
-    Ok(Decoder::new(data).deployment(cell)?.command_sets)
-}
-
 /// Anchor of one command set: cell id, concurrencies, tier, router.
-pub fn command_set_anchor(cell_id: &str, concs: &[u32], tier: KvTier, router: Router) -> String {
+pub(crate) fn command_set_anchor(
+    cell_id: &str,
+    concs: &[u32],
+    tier: KvTier,
+    router: Router,
+) -> String {
     let c: Vec<String> = concs.iter().map(|c| c.to_string()).collect();
     format!(
         "{}-c{}-{}-{}",
@@ -807,7 +903,6 @@ impl<'a> Decoder<'a> {
                         &placeholders,
                     );
                     command_sets.push(CommandSet {
-                        cell: ci,
                         cell_id: cell.id.clone(),
                         point: pi,
                         concs: point.concs.clone(),
@@ -827,7 +922,6 @@ impl<'a> Decoder<'a> {
             }
         }
         Ok(Deployment {
-            cell: ci,
             cell_id: cell.id.clone(),
             config_key: cell.config_key.clone(),
             hw: cell.hw.clone(),
@@ -851,7 +945,7 @@ impl<'a> Decoder<'a> {
                         .get(&t)
                         .cloned()
                         .unwrap_or_else(|| "not offered for this configuration".into());
-                    (t, reason)
+                    UnavailableTier { tier: t, reason }
                 })
                 .collect(),
             hicache: cell.kv.hicache.as_ref().map(|h| KvDonor {
@@ -993,7 +1087,7 @@ fn apply_edit(base: &Block, edit: &BlockEdit) -> Result<Block> {
 }
 
 /// Applies one diff: `block` replaces, `args`/`env` set or (with null) delete.
-pub fn apply_diff(block: &mut Block, diff: &Diff) {
+pub(crate) fn apply_diff(block: &mut Block, diff: &Diff) {
     if let Some(b) = &diff.block {
         *block = (**b).clone();
     }
@@ -1025,7 +1119,7 @@ pub fn apply_diff(block: &mut Block, diff: &Diff) {
 }
 
 /// Lead flags in their fixed order, then the rest alphabetically (stable).
-pub fn sort_worker_args(args: &mut [Arg]) {
+pub(crate) fn sort_worker_args(args: &mut [Arg]) {
     args.sort_by(|a, b| worker_arg_key(&a.flag).cmp(&worker_arg_key(&b.flag)));
 }
 
@@ -1037,7 +1131,7 @@ fn worker_arg_key(flag: &str) -> (usize, &str) {
 }
 
 /// Swaps the KV tier of one point's blocks from `measured` to `target`.
-pub fn kv_transform(
+pub(crate) fn kv_transform(
     data: &AgentxData,
     cell: &Cell,
     blocks: &[Block],
@@ -1116,7 +1210,7 @@ fn extend_env(env: &mut Env, add: &Env) {
 }
 
 /// Chip detail: the data's, else `DFlash N` read from the worker flags.
-pub fn detail_label(cell: &Cell, blocks: &[Block]) -> Option<String> {
+pub(crate) fn detail_label(cell: &Cell, blocks: &[Block]) -> Option<String> {
     if let Some(d) = cell.detail.as_deref().filter(|d| !d.trim().is_empty()) {
         return Some(d.to_string());
     }
@@ -1137,7 +1231,7 @@ pub fn detail_label(cell: &Cell, blocks: &[Block]) -> Option<String> {
 }
 
 /// The data's label for a hardware id (`gb300` → `GB300`).
-pub fn hardware_label(data: &AgentxData, hw: &str) -> String {
+pub(crate) fn hardware_label(data: &AgentxData, hw: &str) -> String {
     data.hardware
         .iter()
         .find(|h| h.id == hw)
@@ -1166,7 +1260,7 @@ fn image_info(cell: &Cell) -> ImageInfo {
 }
 
 /// Links for one point, from whichever schema the file uses.
-pub fn provenance(data: &AgentxData, cell: &Cell, point: &Point) -> Provenance {
+pub(crate) fn provenance(data: &AgentxData, cell: &Cell, point: &Point) -> Provenance {
     let repo = data
         .source
         .as_ref()
@@ -1430,7 +1524,7 @@ fn placeholders_in(processes: &[Process], loose: &[ConfigFile]) -> Vec<Placehold
 }
 
 /// Names matching `\$[A-Z][A-Z0-9_]*`.
-pub fn collect_placeholders(text: &str, out: &mut BTreeSet<String>) {
+pub(crate) fn collect_placeholders(text: &str, out: &mut BTreeSet<String>) {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -1701,3 +1795,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod edit_tests;

@@ -12,7 +12,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use crate::manifest::{MANIFEST, Manifest, ManifestDiff};
 
 /// Reads a manifest from a manifest file, or a built site directory holding one.
-pub fn read_manifest(path: &Path) -> Result<Manifest> {
+pub(crate) fn read_manifest(path: &Path) -> Result<Manifest> {
     let file = if path.is_dir() {
         path.join(MANIFEST)
     } else {
@@ -29,7 +29,7 @@ pub fn read_manifest(path: &Path) -> Result<Manifest> {
 }
 
 /// Builds the manifest of the book as it is at a git ref, in a scratch copy.
-pub fn manifest_at_ref(book: &Path, git_ref: &str) -> Result<Manifest> {
+pub(crate) fn manifest_at_ref(book: &Path, git_ref: &str) -> Result<Manifest> {
     let book =
         std::fs::canonicalize(book).with_context(|| format!("cannot open {}", book.display()))?;
     let top = git(&book, &["rev-parse", "--show-toplevel"])?;
@@ -164,7 +164,7 @@ pub fn verbose(d: &ManifestDiff, old: &Manifest, new: &Manifest) -> String {
 }
 
 /// A unified diff of two texts by lines (LCS), with `context` lines around changes.
-pub fn unified_diff(a: &str, b: &str, context: usize) -> String {
+pub(crate) fn unified_diff(a: &str, b: &str, context: usize) -> String {
     let a: Vec<&str> = a.lines().collect();
     let b: Vec<&str> = b.lines().collect();
     let (n, m) = (a.len(), b.len());

@@ -15,11 +15,11 @@ const OPEN: &str = "<<agentx";
 const CLOSE: &str = ">>";
 
 /// The attributes a directive may carry.
-pub const ATTRIBUTES: [&str; 4] = ["page", "hardware", "level", "data"];
+pub(crate) const ATTRIBUTES: [&str; 4] = ["page", "hardware", "level", "data"];
 
 /// A parsed directive.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Directive {
+pub(crate) struct Directive {
     pub page: Option<String>,
     /// Hardware ids to keep (`hardware="b200,gb200"`).
     pub hardware: Option<Vec<String>>,
@@ -31,14 +31,14 @@ pub struct Directive {
 
 /// Where a directive sits, for messages (1-based, column in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Position {
+pub(crate) struct Position {
     pub line: usize,
     pub column: usize,
 }
 
 /// What was found at a place in the chapter.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     /// A directive on its own line, or the error that makes it unusable.
     Directive(Result<Directive, String>),
     /// `\<<agentx …>>`: shown literally, without the backslash.
@@ -46,7 +46,7 @@ pub enum Found {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Occurrence {
+pub(crate) struct Occurrence {
     /// Byte range of the directive text (with the backslash, when escaped).
     pub range: Range<usize>,
     pub position: Position,
@@ -62,13 +62,13 @@ pub struct Occurrence {
 
 impl Occurrence {
     /// The source text of the directive.
-    pub fn source<'a>(&self, chapter: &'a str) -> &'a str {
+    pub(crate) fn source<'a>(&self, chapter: &'a str) -> &'a str {
         &chapter[self.range.clone()]
     }
 }
 
 /// Every directive (and escaped directive) in paragraph text, in order.
-pub fn find(chapter: &str) -> Vec<Occurrence> {
+pub(crate) fn find(chapter: &str) -> Vec<Occurrence> {
     // Runs of inline content (paragraphs, and the text of tight list items,
     // which have no paragraph); code blocks and HTML blocks are never in one.
     let mut paragraphs: Vec<Range<usize>> = Vec::new();
@@ -210,7 +210,7 @@ pub fn find(chapter: &str) -> Vec<Occurrence> {
 
 /// Parses `<<agentx name="value" …>>` at the start of `s`. Returns the
 /// directive and its length, or a message and how far parsing got.
-pub fn parse(s: &str) -> Result<(Directive, usize), (String, usize)> {
+pub(crate) fn parse(s: &str) -> Result<(Directive, usize), (String, usize)> {
     debug_assert!(s.starts_with(OPEN));
     let mut d = Directive::default();
     let mut seen: Vec<String> = Vec::new();
@@ -332,7 +332,7 @@ pub fn parse(s: &str) -> Result<(Directive, usize), (String, usize)> {
 /// Replaces occurrences with their texts, from the end so offsets stay valid.
 /// `replacement` is Markdown without indentation; it is re-indented to the
 /// directive's container and separated from surrounding paragraph text.
-pub fn splice(chapter: &str, replacements: &[(Occurrence, String)]) -> String {
+pub(crate) fn splice(chapter: &str, replacements: &[(Occurrence, String)]) -> String {
     let mut out = chapter.to_string();
     let mut sorted: Vec<&(Occurrence, String)> = replacements.iter().collect();
     sorted.sort_by_key(|(o, _)| std::cmp::Reverse(o.range.start));
@@ -378,7 +378,7 @@ fn place_block(occ: &Occurrence, text: &str) -> String {
 }
 
 /// The Markdown that shows an escaped directive literally: `\<\<agentx …>>`.
-pub fn literal_text(source: &str) -> String {
+pub(crate) fn literal_text(source: &str) -> String {
     let without_backslash = source.strip_prefix('\\').unwrap_or(source);
     format!("\\<\\<{}", &without_backslash[2..])
 }
@@ -470,7 +470,7 @@ mod tests {
     #[test]
     fn find_table() {
         type Case<'a> = (&'a str, &'a [(usize, usize, &'a str)]);
-        let cases: &[Case] = &[
+        let cases: &[Case<'_>] = &[
             ("<<agentx page=\"A\">>\n", &[(1, 1, "directive")]),
             (
                 "# T\n\n<<agentx page=\"A\">>\n\ntext\n",

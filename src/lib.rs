@@ -20,19 +20,19 @@
 //! check, diff}` (`shell` sits between `data` and `decode`, `stats` on
 //! `decode`). The README's layout section draws the whole graph.
 
-pub mod check;
-pub mod data;
-pub mod decode;
-pub mod diff;
-pub mod directive;
-pub mod manifest;
-pub mod preprocess;
-pub mod render;
-pub mod serve;
-pub mod shell;
-pub mod site;
-pub mod stats;
-pub mod util;
+mod check;
+mod data;
+mod decode;
+mod diff;
+mod directive;
+mod manifest;
+mod preprocess;
+mod render;
+mod serve;
+mod shell;
+mod site;
+mod stats;
+mod util;
 
 #[cfg(test)]
 mod test_support;
@@ -44,14 +44,15 @@ pub use crate::check::{
 pub use crate::data::{Arg, BlockKind, ImageStatus, KvTier, Role, Router};
 pub use crate::decode::{
     CommandSet, ConfigFile, DecodedFile, DecodedPage, Deployment, ImageInfo, KvDonor, Note,
-    Placeholder, Process, Provenance, Status, decode_file, decode_str,
+    Placeholder, Process, Provenance, Status, UnavailableTier, decode_file, decode_str,
 };
 pub use crate::diff::{load_side as load_manifest, table as diff_table, verbose as diff_verbose};
 pub use crate::manifest::{
     MANIFEST, Manifest, ManifestDiff, ManifestEntry, PageDiff, compare as compare_manifests,
 };
 pub use crate::preprocess::{
-    Expanded, Library, OnError, expand_chapter, run_protocol, supports as supports_renderer,
+    AgentxPreprocessor, DeploymentChapter, Expanded, Library, OnError, expand_chapter,
+    run_protocol, supports as supports_renderer,
 };
 pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
 pub use crate::site::book::data_files;

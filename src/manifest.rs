@@ -24,10 +24,15 @@ pub struct ManifestEntry {
     pub id: String,
     /// The data file's `model`.
     pub page: String,
+    /// Cell id.
     pub cell: String,
+    /// Concurrencies of the point.
     pub concs: Vec<u32>,
+    /// KV tier id.
     pub tier: String,
+    /// Router id.
     pub router: String,
+    /// Status id (`verified`, `derived`, …).
     pub status: String,
     /// FNV-1a 64 of `text`, hex.
     pub hash: String,
@@ -36,6 +41,7 @@ pub struct ManifestEntry {
 }
 
 impl ManifestEntry {
+    /// The entry of one command set of page `page`.
     pub fn of(page: &str, set: &CommandSet) -> ManifestEntry {
         let text = set.copy_all_text();
         ManifestEntry {
@@ -53,8 +59,11 @@ impl ManifestEntry {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// A build's `agentx-manifest.json`.
 pub struct Manifest {
+    /// `mdbook-agentx <version>`.
     pub generator: String,
+    /// Every command set, in book order.
     pub command_sets: Vec<ManifestEntry>,
 }
 
@@ -70,6 +79,7 @@ impl Manifest {
         }
     }
 
+    /// The manifest as the build writes it (pretty JSON).
     pub fn to_json(&self) -> String {
         let mut w =
             ManifestWriter::with_generator(Vec::new(), &self.generator).expect("writing to memory");
@@ -88,13 +98,13 @@ fn generator() -> String {
 /// Writes a manifest entry by entry, so a build streams it to disk instead of
 /// holding every command set's text. The output is the pretty JSON of
 /// [`Manifest`]; a set already written (same page and id) is skipped.
-pub struct ManifestWriter<W: Write> {
+pub(crate) struct ManifestWriter<W: Write> {
     out: W,
     seen: HashSet<(String, String)>,
 }
 
 impl<W: Write> ManifestWriter<W> {
-    pub fn new(out: W) -> Result<Self> {
+    pub(crate) fn new(out: W) -> Result<Self> {
         Self::with_generator(out, &generator())
     }
 
@@ -110,7 +120,7 @@ impl<W: Write> ManifestWriter<W> {
         })
     }
 
-    pub fn push(&mut self, e: &ManifestEntry) -> Result<()> {
+    pub(crate) fn push(&mut self, e: &ManifestEntry) -> Result<()> {
         if !self.seen.insert((e.page.clone(), e.id.clone())) {
             return Ok(());
         }
@@ -128,7 +138,7 @@ impl<W: Write> ManifestWriter<W> {
     }
 
     /// Closes the JSON; returns the writer and the number of command sets.
-    pub fn finish(mut self) -> Result<(W, usize)> {
+    pub(crate) fn finish(mut self) -> Result<(W, usize)> {
         let n = self.seen.len();
         self.out
             .write_all(if n == 0 { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
@@ -137,7 +147,7 @@ impl<W: Write> ManifestWriter<W> {
     }
 }
 
-pub fn fnv1a(s: &str) -> u64 {
+pub(crate) fn fnv1a(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
@@ -146,15 +156,22 @@ pub fn fnv1a(s: &str) -> u64 {
 /// Counts for one page.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct PageDiff {
+    /// Page name.
     pub page: String,
+    /// Command sets whose text is the same.
     pub identical: usize,
+    /// Ids of command sets only the new side has.
     pub added: Vec<String>,
+    /// Ids of command sets only the old side has.
     pub removed: Vec<String>,
+    /// Ids of command sets whose text changed.
     pub changed: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
+/// A comparison of two manifests, per page.
 pub struct ManifestDiff {
+    /// Pages in name order.
     pub pages: Vec<PageDiff>,
 }
 
@@ -192,6 +209,7 @@ pub fn compare(old: &Manifest, new: &Manifest) -> ManifestDiff {
 }
 
 impl ManifestDiff {
+    /// Whether nothing was added, removed or changed.
     pub fn is_empty(&self) -> bool {
         self.pages
             .iter()

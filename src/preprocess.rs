@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow, bail};
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
+use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use serde::Deserialize;
 
 use crate::data;
@@ -38,7 +39,7 @@ pub enum OnError {
 /// `[preprocessor.agentx]` in `book.toml`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct AgentxConfig {
+pub(crate) struct AgentxConfig {
     /// Directory of AgentX data files, relative to the book root.
     #[serde(default = "default_data_dir")]
     pub data_dir: PathBuf,
@@ -47,15 +48,21 @@ pub struct AgentxConfig {
     /// Flag registries for `check` (`[preprocessor.agentx.registries]`).
     #[serde(default)]
     pub registries: Option<toml::Value>,
-    // mdBook's own keys for every preprocessor table; read by mdBook, not by us.
+    // mdBook's own keys for every preprocessor table; read by mdBook, not by
+    // us, and listed so that `deny_unknown_fields` accepts them.
+    #[allow(dead_code)]
     #[serde(default)]
     pub command: Option<toml::Value>,
+    #[allow(dead_code)]
     #[serde(default)]
     pub renderers: Option<toml::Value>,
+    #[allow(dead_code)]
     #[serde(default)]
     pub before: Option<toml::Value>,
+    #[allow(dead_code)]
     #[serde(default)]
     pub after: Option<toml::Value>,
+    #[allow(dead_code)]
     #[serde(default)]
     pub optional: Option<toml::Value>,
 }
@@ -81,7 +88,7 @@ impl Default for AgentxConfig {
 
 /// When a [`Library`] decodes its data files, and whether it keeps them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Residency {
+pub(crate) enum Residency {
     /// Every file is decoded on load and kept, so a rebuild re-decodes only
     /// the files that changed (`serve`, `watch`, `check`).
     #[default]
@@ -122,7 +129,7 @@ impl Library {
         Library::open(root, data_dir, Residency::OnDemand)
     }
 
-    pub fn open(root: &Path, data_dir: &Path, residency: Residency) -> Result<Library> {
+    pub(crate) fn open(root: &Path, data_dir: &Path, residency: Residency) -> Result<Library> {
         let dir = root.join(data_dir);
         let mut lib = Library {
             root: root.to_path_buf(),
@@ -141,10 +148,6 @@ impl Library {
             lib.insert(path);
         }
         Ok(lib)
-    }
-
-    pub fn residency(&self) -> Residency {
-        self.residency
     }
 
     /// Messages of the data files that failed to load.
@@ -321,10 +324,11 @@ impl Library {
 /// A chapter after expansion.
 #[derive(Debug, Clone, Default)]
 pub struct Expanded {
+    /// The chapter's Markdown with every directive expanded.
     pub content: String,
     /// Deployment chapters to add below this chapter: (path relative to the
     /// book's source dir, sidebar name, Markdown).
-    pub subchapters: Vec<(PathBuf, String, String)>,
+    pub subchapters: Vec<DeploymentChapter>,
     /// Problems left visible in the page (`on-error = "warn"`).
     pub warnings: Vec<String>,
     /// Every command set the chapter now shows.
@@ -385,11 +389,11 @@ pub fn expand_chapter(
             &mut used_anchors,
         );
         match result {
-            Ok((markdown, subs, sets)) => {
-                replacements.push((occ, markdown));
-                out.manifest.extend(sets);
-                for s in subs {
-                    if !out.subchapters.iter().any(|(p, _, _)| *p == s.0) {
+            Ok(expanded) => {
+                replacements.push((occ, expanded.markdown));
+                out.manifest.extend(expanded.sets);
+                for s in expanded.chapters {
+                    if !out.subchapters.iter().any(|c| c.path == s.path) {
                         out.subchapters.push(s);
                     }
                 }
@@ -430,8 +434,33 @@ fn fail_or_warn(
     }
 }
 
-type SubChapters = Vec<(PathBuf, String, String)>;
-type ExpandedDirective = (String, SubChapters, Vec<ManifestEntry>);
+/// A generated deployment chapter, added below the chapter of its directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeploymentChapter {
+    /// Path relative to the book's source dir (`models/x/<cell>.md`).
+    pub path: PathBuf,
+    /// Sidebar title (`GB300 · Agg TP2·EP2`).
+    pub name: String,
+    /// Its Markdown.
+    pub markdown: String,
+}
+
+/// What one directive expands to.
+struct ExpandedDirective {
+    /// The section that replaces the directive.
+    markdown: String,
+    chapters: Vec<DeploymentChapter>,
+    /// The command sets the section shows.
+    sets: Vec<ManifestEntry>,
+}
+
+/// A chapter expanded by [`expand_book`], waiting to go back into the book.
+struct ExpandedJob {
+    /// Index of the chapter in a pre-order walk of the book.
+    order: usize,
+    content: String,
+    chapters: Vec<DeploymentChapter>,
+}
 
 fn expand_one(
     d: &directive::Directive,
@@ -496,21 +525,31 @@ fn expand_one(
         chapter_file: chapter_file.to_string(),
     };
     let section = render::render_section(page, &deployments, &opts);
-    let subs = section
+    let chapters = section
         .subchapters
         .into_iter()
-        .map(|s| (chapter_dir.join(&s.rel_path), s.name, s.markdown))
+        .map(|s| DeploymentChapter {
+            path: chapter_dir.join(&s.rel_path),
+            name: s.name,
+            markdown: s.markdown,
+        })
         .collect();
     let sets = deployments
         .iter()
         .flat_map(|d| d.command_sets.iter())
         .map(|s| ManifestEntry::of(&page.model, s))
         .collect();
-    Ok((section.markdown, subs, sets))
+    Ok(ExpandedDirective {
+        markdown: section.markdown,
+        chapters,
+        sets,
+    })
 }
 
 /// Reads `[preprocessor.agentx]` from mdBook's config.
-pub fn config_from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> Result<AgentxConfig> {
+pub(crate) fn config_from_mdbook(
+    cfg: &mdbook_preprocessor::config::Config,
+) -> Result<AgentxConfig> {
     Ok(cfg
         .get::<AgentxConfig>("preprocessor.agentx")
         .context("invalid [preprocessor.agentx] in book.toml")?
@@ -549,7 +588,7 @@ fn jobs_in<'a>(items: &'a [BookItem], src_dir: &Path, order: &mut usize, jobs: &
 }
 
 /// Where expansion sends the command sets of each chapter, in reading order.
-pub type ManifestSink<'a> = dyn FnMut(Vec<ManifestEntry>) -> Result<()> + 'a;
+pub(crate) type ManifestSink<'a> = dyn FnMut(Vec<ManifestEntry>) -> Result<()> + 'a;
 
 /// Expands directives in every chapter of an mdBook book, adding deployment
 /// chapters; returns the directives left unexpanded (`on-error = "warn"`).
@@ -560,7 +599,7 @@ pub type ManifestSink<'a> = dyn FnMut(Vec<ManifestEntry>) -> Result<()> + 'a;
 /// so a large book never holds every set's text at once. Chapters expand on
 /// all cores; errors and warnings come in reading order. Warnings are
 /// printed to stderr as they come, and returned for reports.
-pub fn expand_book(
+pub(crate) fn expand_book(
     book: &mut Book,
     root: &Path,
     src_dir: &Path,
@@ -579,7 +618,7 @@ pub fn expand_book(
     }
     let library = lib.as_ref().expect("opened above");
     let mut warnings = Vec::new();
-    let mut results: Vec<(usize, String, SubChapters)> = Vec::with_capacity(jobs.len());
+    let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
     for chunk in jobs.chunks(batch) {
@@ -593,7 +632,11 @@ pub fn expand_book(
             }
             warnings.extend(e.warnings);
             sets(e.manifest)?;
-            results.push((job.order, e.content, e.subchapters));
+            results.push(ExpandedJob {
+                order: job.order,
+                content: e.content,
+                chapters: e.subchapters,
+            });
         }
     }
     drop(jobs);
@@ -608,30 +651,30 @@ pub fn expand_book(
 fn apply_expansions(
     items: &mut [BookItem],
     order: &mut usize,
-    results: &mut std::iter::Peekable<impl Iterator<Item = (usize, String, SubChapters)>>,
+    results: &mut std::iter::Peekable<impl Iterator<Item = ExpandedJob>>,
 ) {
     for item in items.iter_mut() {
         let BookItem::Chapter(ch) = item else {
             continue;
         };
         let base_len = ch.sub_items.len();
-        if results.peek().is_some_and(|(at, _, _)| at == order) {
-            let (_, content, subchapters) = results.next().expect("peeked");
-            ch.content = content;
+        if results.peek().is_some_and(|r| r.order == *order) {
+            let done = results.next().expect("peeked");
+            ch.content = done.content;
             let mut parent_names = ch.parent_names.clone();
             parent_names.push(ch.name.clone());
-            for (i, (sub_path, name, markdown)) in subchapters.into_iter().enumerate() {
+            for (i, sub) in done.chapters.into_iter().enumerate() {
                 let number = ch.number.as_ref().map(|n| {
                     let mut v: Vec<u32> = n.to_vec();
                     v.push((base_len + i + 1) as u32);
                     SectionNumber::new(v)
                 });
                 ch.sub_items.push(BookItem::Chapter(Chapter {
-                    name,
-                    content: markdown,
+                    name: sub.name,
+                    content: sub.markdown,
                     number,
                     sub_items: Vec::new(),
-                    path: Some(sub_path),
+                    path: Some(sub.path),
                     source_path: None,
                     parent_names: parent_names.clone(),
                 }));
@@ -639,6 +682,42 @@ fn apply_expansions(
         }
         *order += 1;
         apply_expansions(&mut ch.sub_items[..base_len], order, results);
+    }
+}
+
+/// The mdBook preprocessor: expands every `<<agentx …>>` directive of a book
+/// and adds the deployment chapters. Configured by `[preprocessor.agentx]`;
+/// data files are decoded when a directive uses them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AgentxPreprocessor;
+
+impl Preprocessor for AgentxPreprocessor {
+    fn name(&self) -> &str {
+        "agentx"
+    }
+
+    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
+        let cfg = config_from_mdbook(&ctx.config)?;
+        let warnings = expand_book(
+            &mut book,
+            &ctx.root,
+            &ctx.config.book.src,
+            &cfg,
+            &mut None,
+            Residency::OnDemand,
+            &mut |_| Ok(()),
+        )?;
+        if !warnings.is_empty() {
+            eprintln!(
+                "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",
+                warnings.len()
+            );
+        }
+        Ok(book)
+    }
+
+    fn supports_renderer(&self, renderer: &str) -> Result<bool> {
+        Ok(supports(renderer))
     }
 }
 
@@ -666,25 +745,9 @@ pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<()> 
              mdBook 0.5 (`cargo install mdbook --version '^0.5' --locked`)"
         );
     }
-    let (ctx, mut book) = mdbook_preprocessor::parse_input(text.as_bytes())
+    let (ctx, book) = mdbook_preprocessor::parse_input(text.as_bytes())
         .context("cannot parse mdBook's [context, book] input")?;
-    let cfg = config_from_mdbook(&ctx.config)?;
-    let src = ctx.config.book.src.clone();
-    let warnings = expand_book(
-        &mut book,
-        &ctx.root,
-        &src,
-        &cfg,
-        &mut None,
-        Residency::OnDemand,
-        &mut |_| Ok(()),
-    )?;
-    if !warnings.is_empty() {
-        eprintln!(
-            "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",
-            warnings.len()
-        );
-    }
+    let book = AgentxPreprocessor.run(&ctx, book)?;
     serde_json::to_writer(&mut output, &book).context("writing the book to stdout")?;
     output.flush()?;
     Ok(())

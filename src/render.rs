@@ -16,12 +16,12 @@ use crate::data::{ImageStatus, KvTier, Router};
 use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, Provenance, Status};
 
 /// Anchor of the section heading on the model page.
-pub const SECTION_ANCHOR: &str = "agentic-long-context-deployment";
-pub const SECTION_TITLE: &str = "Agentic Long-Context Deployment";
+pub(crate) const SECTION_ANCHOR: &str = "agentic-long-context-deployment";
+pub(crate) const SECTION_TITLE: &str = "Agentic Long-Context Deployment";
 
 /// Where the section goes and how it links to its sub-chapters.
 #[derive(Debug, Clone)]
-pub struct SectionOptions {
+pub(crate) struct SectionOptions {
     /// Heading level of the section (1–5); its sub-headings are one deeper.
     pub heading_level: u8,
     /// Anchor of the section heading (unique on the page).
@@ -34,7 +34,7 @@ pub struct SectionOptions {
 
 /// One generated deployment chapter.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubChapter {
+pub(crate) struct SubChapter {
     /// Path relative to the model chapter's directory.
     pub rel_path: String,
     /// Sidebar title.
@@ -43,14 +43,14 @@ pub struct SubChapter {
 }
 
 #[derive(Debug, Clone)]
-pub struct RenderedSection {
+pub(crate) struct RenderedSection {
     pub markdown: String,
     pub subchapters: Vec<SubChapter>,
 }
 
 /// Renders the section and the deployment chapters for the given deployments
 /// (already filtered by hardware).
-pub fn render_section(
+pub(crate) fn render_section(
     page: &DecodedPage,
     deployments: &[&Deployment],
     opts: &SectionOptions,
@@ -98,7 +98,7 @@ fn subchapter_path(opts: &SectionOptions, d: &Deployment) -> String {
 }
 
 /// `GB300 · Agg TP2·EP2 · DSpark 5`
-pub fn deployment_title(d: &Deployment) -> String {
+pub(crate) fn deployment_title(d: &Deployment) -> String {
     match &d.detail {
         Some(detail) => format!("{} · {} · {}", d.hw_label, d.label, detail),
         None => format!("{} · {}", d.hw_label, d.label),
@@ -326,7 +326,8 @@ fn deployment_chapter(page: &DecodedPage, d: &Deployment, opts: &SectionOptions)
                 "derived"
             };
             let _ = writeln!(md, "- {}: {how}", t.label());
-        } else if let Some((_, why)) = d.unavailable.iter().find(|(u, _)| *u == t) {
+        } else if let Some(u) = d.unavailable.iter().find(|u| u.tier == t) {
+            let why = &u.reason;
             let _ = writeln!(md, "- {}: not available for this image ({why})", t.label());
         }
     }
@@ -392,7 +393,7 @@ fn status_mark(s: &Status) -> &'static str {
 }
 
 /// One command set: heading with its anchor, status, notes, env vars, process blocks.
-pub fn command_set_markdown(s: &CommandSet) -> String {
+pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,

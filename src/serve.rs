@@ -22,9 +22,9 @@ use crate::site::engine::{Change, Engine};
 use crate::site::{BuildOptions, write_atomically};
 
 /// Path of the live-reload event stream.
-pub const EVENTS_PATH: &str = "/__agentx/events";
+pub(crate) const EVENTS_PATH: &str = "/__agentx/events";
 /// Quiet time that ends a burst of file events.
-pub const DEBOUNCE: Duration = Duration::from_millis(100);
+pub(crate) const DEBOUNCE: Duration = Duration::from_millis(100);
 /// A burst is cut after this long even if events keep coming.
 const MAX_BURST: Duration = Duration::from_secs(1);
 
@@ -99,9 +99,13 @@ fn sse_event(name: &str, data: &str) -> String {
 /// Options of `serve`.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
+    /// Address to listen on.
     pub bind: IpAddr,
+    /// Port (0 picks a free one).
     pub port: u16,
+    /// Open the site in a browser.
     pub open: bool,
+    /// How file changes are noticed.
     pub watch: WatchMode,
 }
 
@@ -344,7 +348,7 @@ fn open_browser(url: &str) {
 
 /// The site path a request names, or `None` for anything that could leave the
 /// site (`..`, encoded or not, backslashes, NUL) — answered with 404.
-pub fn site_path(target: &str) -> Option<String> {
+pub(crate) fn site_path(target: &str) -> Option<String> {
     let path = target.split(['?', '#']).next().unwrap_or("");
     let decoded = percent_decode(path)?;
     if !decoded.starts_with('/') || decoded.contains('\\') || decoded.contains('\0') {
@@ -385,7 +389,7 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-pub fn content_type(path: &str) -> &'static str {
+pub(crate) fn content_type(path: &str) -> &'static str {
     match path
         .rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())

@@ -10,7 +10,7 @@ const NGINX_DEFAULT: &str = "nginx -c nginx.conf -g 'daemon off;'";
 /// bare when it is made only of `[A-Za-z0-9_@%+=:,./-]`; in double quotes when
 /// it also uses `$ { }` (so `$PLACEHOLDER`s still expand); otherwise in single
 /// quotes with `'` written as `'\''`.
-pub fn quote(word: &str) -> String {
+pub(crate) fn quote(word: &str) -> String {
     fn plain(c: char) -> bool {
         c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c)
     }
@@ -26,7 +26,7 @@ pub fn quote(word: &str) -> String {
 /// The command text a reader copies: preamble lines, `K=V \` env lines,
 /// `cmd \`, then one `  --flag values \` line per argument (the last without
 /// the backslash).
-pub fn format_block(block: &Block) -> String {
+pub(crate) fn format_block(block: &Block) -> String {
     let mut lines: Vec<String> = block.preamble.clone();
     let mut continued: Vec<String> = block
         .env

@@ -5,17 +5,23 @@ use serde::Serialize;
 use crate::decode::DecodedPage;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// Counts of one page (a data file).
 pub struct PageStats {
+    /// Page name.
     pub page: String,
     /// Distinct configKeys.
     pub lanes: usize,
     /// Cells.
     pub deployments: usize,
+    /// Points (concurrency groups).
     pub points: usize,
+    /// Hardware ids, in the data's order.
     pub hardware: Vec<String>,
+    /// Command sets.
     pub command_sets: usize,
 }
 
+/// The counts of a decoded page.
 pub fn page_stats(page: &DecodedPage) -> PageStats {
     PageStats {
         page: page.model.clone(),
@@ -28,7 +34,7 @@ pub fn page_stats(page: &DecodedPage) -> PageStats {
 }
 
 /// Sums the pages; hardware is the union in first-seen order.
-pub fn total(pages: &[PageStats]) -> PageStats {
+pub(crate) fn total(pages: &[PageStats]) -> PageStats {
     let mut hardware: Vec<String> = Vec::new();
     for p in pages {
         for h in &p.hardware {

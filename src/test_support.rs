@@ -50,3 +50,50 @@ pub(crate) fn mini_book(name: &str) -> PathBuf {
     .unwrap();
     book
 }
+
+/// A book of `n` model chapters, each the mini fixture's data under its own
+/// page name (`Mini-Test (k)`, chapter `scaled/mini-test-k.md`), after an
+/// introduction: a book with many top-level chapters and deployment pages.
+pub(crate) fn scaled_mini_book(name: &str, n: usize) -> PathBuf {
+    let book = mini_book(name);
+    let data = read(&book.join("data/mini.json"));
+    std::fs::remove_file(book.join("data/mini.json")).unwrap();
+    let src = book.join("src");
+    std::fs::create_dir_all(src.join("scaled")).unwrap();
+    std::fs::write(src.join("intro.md"), "# Introduction\n").unwrap();
+    let mut summary = String::from("# Summary\n\n[Introduction](intro.md)\n\n# Models\n\n");
+    for k in 1..=n {
+        let mut v: serde_json::Value = serde_json::from_str(&data).unwrap();
+        let page = format!("Mini-Test ({k})");
+        v["model"] = serde_json::Value::String(page.clone());
+        let stem = format!("mini-test-{k}");
+        std::fs::write(book.join(format!("data/{stem}.json")), v.to_string()).unwrap();
+        std::fs::write(
+            src.join(format!("scaled/{stem}.md")),
+            format!("# {page}\n\n<<agentx page=\"{page}\">>\n"),
+        )
+        .unwrap();
+        summary.push_str(&format!("- [{page}](scaled/{stem}.md)\n"));
+    }
+    std::fs::write(src.join("SUMMARY.md"), summary).unwrap();
+    book
+}
+
+/// Every file under `dir`, by path relative to it.
+pub(crate) fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -2,7 +2,7 @@
 //! KV-offload tiers against what each image supports, and every internal link
 //! and anchor of the built site.
 
-pub mod registry;
+pub(crate) mod registry;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -19,7 +19,7 @@ use crate::site::links::{self, LinkStats};
 use crate::site::{BuildOptions, Site};
 
 /// Entry points whose command lines are checked.
-pub const ENTRYPOINTS: [&str; 4] = [
+pub(crate) const ENTRYPOINTS: [&str; 4] = [
     "sglang.launch_server",
     "dynamo.sglang",
     "sglang_router.launch_router",
@@ -29,7 +29,7 @@ pub const ENTRYPOINTS: [&str; 4] = [
 /// Splits shell text into commands (one per logical line) of words, the way
 /// a POSIX shell reads the blocks this tool prints: quotes, backslash escapes,
 /// `\`-newline continuations and `#` comments.
-pub fn shell_commands(text: &str) -> Vec<Vec<String>> {
+pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
     let mut commands = Vec::new();
     let mut words: Vec<String> = Vec::new();
     let mut word = String::new();
@@ -105,7 +105,7 @@ pub fn shell_commands(text: &str) -> Vec<Vec<String>> {
 
 /// The entry point a command runs and its arguments: `python3 -m dynamo.sglang
 /// --x` → (`dynamo.sglang`, [`--x`]); leading `NAME=value` words are skipped.
-pub fn entrypoint_of(words: &[String]) -> Option<(String, &[String])> {
+pub(crate) fn entrypoint_of(words: &[String]) -> Option<(String, &[String])> {
     let is_assignment = |w: &String| {
         w.split_once('=').is_some_and(|(k, _)| {
             !k.is_empty()
@@ -125,7 +125,7 @@ pub fn entrypoint_of(words: &[String]) -> Option<(String, &[String])> {
 
 /// `[preprocessor.agentx.registries]` of `book.toml`.
 #[derive(Debug, Clone, Default)]
-pub struct RegistryConfig {
+pub(crate) struct RegistryConfig {
     /// Entry point → registry file, used when an image has none of its own.
     pub default: BTreeMap<String, PathBuf>,
     /// Image → a registry file (whose `entrypoint` says what it covers), or one per entry point.
@@ -136,7 +136,7 @@ pub struct RegistryConfig {
 
 impl RegistryConfig {
     /// Reads the `registries` table (of `[preprocessor.agentx]`).
-    pub fn from_toml(registries: Option<&toml::Value>) -> Result<RegistryConfig> {
+    pub(crate) fn from_toml(registries: Option<&toml::Value>) -> Result<RegistryConfig> {
         let mut cfg = RegistryConfig::default();
         let Some(table) = registries else {
             return Ok(cfg);
@@ -177,14 +177,14 @@ impl RegistryConfig {
 }
 
 /// Loads registries on demand and picks the one for an (image, entry point).
-pub struct Registries {
+pub(crate) struct Registries {
     root: PathBuf,
     config: RegistryConfig,
     loaded: HashMap<PathBuf, Registry>,
 }
 
 impl Registries {
-    pub fn new(root: &Path, config: RegistryConfig) -> Result<Registries> {
+    pub(crate) fn new(root: &Path, config: RegistryConfig) -> Result<Registries> {
         let mut r = Registries {
             root: root.to_path_buf(),
             config,
@@ -209,7 +209,7 @@ impl Registries {
     }
 
     /// The registry file configured for an image's entry point, if any.
-    pub fn path_for(&self, image: &str, entrypoint: &str) -> Option<PathBuf> {
+    pub(crate) fn path_for(&self, image: &str, entrypoint: &str) -> Option<PathBuf> {
         let no_digest = image.split('@').next().unwrap_or(image);
         self.config
             .images
@@ -220,7 +220,7 @@ impl Registries {
             .cloned()
     }
 
-    pub fn for_image(&mut self, image: &str, entrypoint: &str) -> Result<Option<&Registry>> {
+    pub(crate) fn for_image(&mut self, image: &str, entrypoint: &str) -> Result<Option<&Registry>> {
         match self.path_for(image, entrypoint) {
             Some(p) => {
                 let reg = self.load(&p)?;
@@ -241,17 +241,29 @@ impl Registries {
 /// A command line that failed, located for a reader.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
+    /// Page (the data file's `model`).
     pub page: String,
+    /// Cell id of the deployment.
     pub cell: String,
+    /// Concurrencies of the point.
     pub concs: Vec<u32>,
+    /// KV tier of the command set.
     pub tier: &'static str,
+    /// Router of the command set.
     pub router: &'static str,
+    /// `<n>. <process title>` within the command set.
     pub process: String,
+    /// The image the command runs in.
     pub image: String,
+    /// The entry point the command line runs (`sglang.launch_server`).
     pub entrypoint: String,
+    /// Label of the registry it was checked against (release or commit).
     pub registry: String,
+    /// Whether the program would refuse the line.
     pub severity: Severity,
+    /// The option (or token) concerned.
     pub flag: String,
+    /// What is wrong, and the fix when there is one.
     pub message: String,
 }
 
@@ -276,22 +288,34 @@ impl std::fmt::Display for Finding {
 /// Per (image, entry point): how many command lines parse.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImageTally {
+    /// The image.
     pub image: String,
+    /// The entry point.
     pub entrypoint: String,
+    /// Label of the registry (release or commit).
     pub registry: String,
+    /// Command lines of this entry point in this image.
     pub lines: usize,
+    /// Of those, lines with no error.
     pub parsed: usize,
 }
 
 /// A KV tier offered for an image that lacks its flags.
 #[derive(Debug, Clone, Serialize)]
 pub struct TierProblem {
+    /// Page (the data file's `model`).
     pub page: String,
+    /// Cell id of the deployment.
     pub cell: String,
+    /// The deployment's image.
     pub image: String,
+    /// The tier offered.
     pub tier: &'static str,
+    /// The worker entry point whose registry lacks the flags.
     pub entrypoint: String,
+    /// Label of that registry.
     pub registry: String,
+    /// The tier's flags the registry does not have.
     pub missing: Vec<String>,
 }
 
@@ -313,25 +337,37 @@ impl std::fmt::Display for TierProblem {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
+/// Links and anchors of the built site.
 pub struct LinkReport {
+    /// HTML pages checked.
     pub pages: usize,
+    /// Internal links followed.
     pub links: usize,
+    /// Ids found (distinct per page).
     pub anchors: usize,
+    /// Each broken link or repeated id, located by page.
     pub problems: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
+/// Everything `check` found; [`CheckReport::ok`] says whether it passes.
 pub struct CheckReport {
+    /// Per image and entry point: command lines that parse.
     pub images: Vec<ImageTally>,
+    /// Command lines the program would refuse.
     pub failures: Vec<Finding>,
+    /// Accepted, but worth knowing: deprecated, abbreviated, not a built-in value.
     pub warnings: Vec<Finding>,
     /// Command lines of checked entry points for which no registry is configured.
     pub unconfigured: Vec<String>,
+    /// KV tiers offered for an image that lacks their flags.
     pub tiers: Vec<TierProblem>,
+    /// Links and anchors of the built site.
     pub links: LinkReport,
 }
 
 impl CheckReport {
+    /// Whether every check passed.
     pub fn ok(&self) -> bool {
         self.failures.is_empty()
             && self.unconfigured.is_empty()
@@ -507,7 +543,7 @@ fn check_tiers(lib: &Library, registries: &mut Registries, report: &mut CheckRep
 }
 
 /// Checks command lines and tiers of every page in a library.
-pub fn check_library(lib: &Library, registries: &mut Registries) -> Result<CheckReport> {
+pub(crate) fn check_library(lib: &Library, registries: &mut Registries) -> Result<CheckReport> {
     let mut report = CheckReport::default();
     let mut tallies = BTreeMap::new();
     for (page, decoded) in lib.pages() {

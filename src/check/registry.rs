@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct FlagSpec {
+pub(crate) struct FlagSpec {
     pub name: String,
     #[serde(default)]
     pub aliases: Vec<String>,
@@ -41,7 +41,7 @@ struct RegistryFile {
 
 /// How many values an option consumes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Arity {
+pub(crate) enum Arity {
     Switch,
     One,
     Optional,
@@ -51,7 +51,7 @@ pub enum Arity {
 }
 
 impl FlagSpec {
-    pub fn arity(&self) -> Arity {
+    pub(crate) fn arity(&self) -> Arity {
         if !self.takes_value {
             return Arity::Switch;
         }
@@ -68,7 +68,7 @@ impl FlagSpec {
 
 /// One registry.
 #[derive(Debug, Clone)]
-pub struct Registry {
+pub(crate) struct Registry {
     pub entrypoint: String,
     /// A short label: the release or commit the registry describes.
     pub label: String,
@@ -78,7 +78,7 @@ pub struct Registry {
 
 /// How an option string on the command line resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     Exact(usize),
     /// An unambiguous prefix of a long option, which argparse accepts.
     Abbreviation(usize),
@@ -87,13 +87,13 @@ pub enum Lookup {
 }
 
 impl Registry {
-    pub fn load(path: &Path) -> Result<Registry> {
+    pub(crate) fn load(path: &Path) -> Result<Registry> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read flag registry {}", path.display()))?;
         Registry::parse(&text, path)
     }
 
-    pub fn parse(text: &str, path: &Path) -> Result<Registry> {
+    pub(crate) fn parse(text: &str, path: &Path) -> Result<Registry> {
         let file: RegistryFile =
             serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text))
                 .map_err(|e| anyhow!("{}: {}: {}", path.display(), e.path(), e.inner()))?;
@@ -126,7 +126,7 @@ impl Registry {
     }
 
     /// Resolves an option string the way argparse does (exact, then unique prefix).
-    pub fn lookup(&self, option: &str) -> Lookup {
+    pub(crate) fn lookup(&self, option: &str) -> Lookup {
         if let Some(&i) = self.by_option.get(option) {
             return Lookup::Exact(i);
         }
@@ -150,12 +150,12 @@ impl Registry {
     }
 
     /// The known option closest to an unknown one, for the message.
-    pub fn suggest(&self, option: &str) -> Option<&str> {
+    pub(crate) fn suggest(&self, option: &str) -> Option<&str> {
         let names: Vec<&str> = self.by_option.keys().map(String::as_str).collect();
         crate::util::text::closest(option, &names)
     }
 
-    pub fn contains(&self, option: &str) -> bool {
+    pub(crate) fn contains(&self, option: &str) -> bool {
         self.by_option.contains_key(option)
     }
 }
@@ -171,7 +171,7 @@ pub enum Severity {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ArgProblem {
+pub(crate) struct ArgProblem {
     pub severity: Severity,
     /// The option (or token) concerned.
     pub flag: String,
@@ -216,7 +216,7 @@ fn skip_values(args: &[String], i: &mut usize) {
 }
 
 /// Checks the arguments (after the program name) of one command line.
-pub fn check_args(reg: &Registry, args: &[String]) -> Vec<ArgProblem> {
+pub(crate) fn check_args(reg: &Registry, args: &[String]) -> Vec<ArgProblem> {
     let mut problems = Vec::new();
     let mut i = 0;
     let err = |flag: &str, message: String| ArgProblem {

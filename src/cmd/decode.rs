@@ -177,8 +177,8 @@ fn select_one<'p>(page: &'p DecodedPage, filter: &SetFilter) -> Result<&'p Comma
             let why = dep
                 .unavailable
                 .iter()
-                .find(|(t, _)| *t == tier)
-                .map(|(_, r)| format!(": {r}"))
+                .find(|u| u.tier == tier)
+                .map(|u| format!(": {}", u.reason))
                 .unwrap_or_default();
             anyhow!("cell `{cell}` offers no `{tier}` tier on router `{router}`{why}")
         })

@@ -14,7 +14,7 @@ use crate::preprocess::AgentxConfig;
 /// `book.toml`, the parts this tool reads. Other tables (mdBook's renderers and
 /// preprocessors) are allowed and ignored.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct BookToml {
+pub(crate) struct BookToml {
     #[serde(default)]
     pub book: BookSection,
     #[serde(default)]
@@ -27,7 +27,7 @@ pub struct BookToml {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct BookSection {
+pub(crate) struct BookSection {
     #[serde(default)]
     pub title: Option<String>,
     #[serde(default)]
@@ -58,7 +58,7 @@ fn default_src() -> PathBuf {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct BuildSection {
+pub(crate) struct BuildSection {
     #[serde(default = "default_build_dir")]
     pub build_dir: PathBuf,
 }
@@ -76,7 +76,7 @@ fn default_build_dir() -> PathBuf {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct OutputSection {
+pub(crate) struct OutputSection {
     #[serde(default)]
     pub html: HtmlOptions,
 }
@@ -84,7 +84,7 @@ pub struct OutputSection {
 /// `[output.html]` options this builder honours, named as in mdBook.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct HtmlOptions {
+pub(crate) struct HtmlOptions {
     /// Extra stylesheets, relative to the book root.
     #[serde(default)]
     pub additional_css: Vec<PathBuf>,
@@ -98,14 +98,14 @@ pub struct HtmlOptions {
 
 /// A book on disk.
 #[derive(Debug, Clone)]
-pub struct BookDir {
+pub(crate) struct BookDir {
     pub root: PathBuf,
     pub config: BookToml,
     pub agentx: AgentxConfig,
 }
 
 impl BookDir {
-    pub fn open(root: &Path) -> Result<BookDir> {
+    pub(crate) fn open(root: &Path) -> Result<BookDir> {
         let path = root.join("book.toml");
         let text = std::fs::read_to_string(&path).with_context(|| {
             format!(
@@ -130,11 +130,11 @@ impl BookDir {
         })
     }
 
-    pub fn src_dir(&self) -> PathBuf {
+    pub(crate) fn src_dir(&self) -> PathBuf {
         self.root.join(&self.config.book.src)
     }
 
-    pub fn title(&self) -> String {
+    pub(crate) fn title(&self) -> String {
         self.config
             .book
             .title
@@ -143,7 +143,7 @@ impl BookDir {
     }
 
     /// The chapters of `SUMMARY.md` with their Markdown, as an mdBook book.
-    pub fn load_book(&self) -> Result<Book> {
+    pub(crate) fn load_book(&self) -> Result<Book> {
         let src = self.src_dir();
         let summary_path = src.join("SUMMARY.md");
         let text = std::fs::read_to_string(&summary_path)
@@ -165,7 +165,7 @@ impl BookDir {
     }
 
     /// A path as messages show it: relative to the current directory when possible.
-    pub fn display_path(&self, p: &Path) -> String {
+    pub(crate) fn display_path(&self, p: &Path) -> String {
         crate::util::fs::shown_path(p).display().to_string()
     }
 

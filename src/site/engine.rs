@@ -32,6 +32,7 @@ pub enum Change {
 }
 
 impl Change {
+    /// What changed, for the rebuild's report line.
     pub fn describe(&self, root: &Path) -> String {
         let rel = |p: &PathBuf| p.strip_prefix(root).unwrap_or(p).display().to_string();
         match self {
@@ -47,7 +48,7 @@ impl Change {
 }
 
 /// Names editors give their temporary and backup files; never a reason to rebuild.
-pub fn is_editor_noise(path: &Path) -> bool {
+pub(crate) fn is_editor_noise(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return true;
     };
@@ -92,6 +93,7 @@ impl Rebuild {
     }
 }
 
+/// A long-lived builder: keeps the decoded data, the theme and rendered pages between rebuilds.
 pub struct Engine {
     root: PathBuf,
     dir: BookDir,
@@ -104,6 +106,7 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// Opens the book in `root` (nothing is built yet).
     pub fn open(root: &Path) -> Result<Engine> {
         // File events carry absolute paths; compare them with an absolute root.
         let root = &std::fs::canonicalize(root)
@@ -119,7 +122,7 @@ impl Engine {
         })
     }
 
-    pub fn dir(&self) -> &BookDir {
+    pub(crate) fn dir(&self) -> &BookDir {
         &self.dir
     }
 

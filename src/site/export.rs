@@ -18,7 +18,7 @@ const ASSET_TAGS: [&str; 7] = [
 
 /// Remote asset references in an HTML text: `(tag, url)` pairs. Plain `<a href>`
 /// hyperlinks to other sites are fine offline and are not reported.
-pub fn remote_assets(html: &str) -> Vec<(String, String)> {
+pub(crate) fn remote_assets(html: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let lower = html.to_ascii_lowercase();
     let mut i = 0;
@@ -79,7 +79,7 @@ fn attr_value(s: &str) -> &str {
 }
 
 /// Checks files for remote assets; returns one message per problem.
-pub fn offline_problems(files: &[(PathBuf, Vec<u8>)]) -> Vec<String> {
+pub(crate) fn offline_problems(files: &[(PathBuf, Vec<u8>)]) -> Vec<String> {
     files
         .iter()
         .flat_map(|(path, bytes)| offline_problems_in(path, bytes))
@@ -87,7 +87,7 @@ pub fn offline_problems(files: &[(PathBuf, Vec<u8>)]) -> Vec<String> {
 }
 
 /// The remote assets one HTML page or stylesheet would load.
-pub fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
+pub(crate) fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
     let mut problems = Vec::new();
     let is_text = path.extension().is_some_and(|e| e == "html" || e == "css");
     if !is_text {

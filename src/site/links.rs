@@ -9,7 +9,7 @@ use crate::util::fs::normalize;
 
 /// One problem, located by page.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkProblem {
+pub(crate) struct LinkProblem {
     pub page: PathBuf,
     pub message: String,
 }
@@ -22,14 +22,14 @@ impl std::fmt::Display for LinkProblem {
 
 /// Counts of what was checked.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LinkStats {
+pub(crate) struct LinkStats {
     pub pages: usize,
     pub links: usize,
     pub anchors: usize,
 }
 
 /// Values of an attribute (`id`, `href`) in HTML text, in order.
-pub fn attribute_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
+pub(crate) fn attribute_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
     let needle = format!(" {attr}=\"");
     let mut out = Vec::new();
     let mut i = 0;
@@ -96,7 +96,7 @@ fn is_internal(href: &str) -> bool {
 /// Checks every HTML page in `files` (paths relative to the site root).
 /// `skip` lists pages whose links are not checked (e.g. `404.html`, whose
 /// links are absolute from the server root).
-pub fn check(files: &[(PathBuf, Vec<u8>)], skip: &[&str]) -> (LinkStats, Vec<LinkProblem>) {
+pub(crate) fn check(files: &[(PathBuf, Vec<u8>)], skip: &[&str]) -> (LinkStats, Vec<LinkProblem>) {
     let all: HashSet<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
     let mut ids: HashMap<PathBuf, HashSet<String>> = HashMap::new();
     let mut problems = Vec::new();
@@ -189,25 +189,6 @@ fn percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Reads every file of a built site on disk.
-pub fn read_site(dir: &Path) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d)? {
-            let p = entry?.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).expect("under dir").to_path_buf();
-                out.push((rel, std::fs::read(&p)?));
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
 }
 
 #[cfg(test)]

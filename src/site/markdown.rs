@@ -12,11 +12,11 @@ use crate::util::fs::normalize;
 use crate::util::markdown::markdown_options;
 
 /// Class the renderer puts on command-set headings (`{#id .agentx-set}`).
-pub const SET_CLASS: &str = "agentx-set";
+pub(crate) const SET_CLASS: &str = "agentx-set";
 
 /// How internal links and ids are written.
 #[derive(Debug, Clone)]
-pub enum LinkMode {
+pub(crate) enum LinkMode {
     /// One HTML file per chapter: `x.md#a` → `x.html#a`.
     Pages,
     /// The whole book in one file: every id is prefixed with its chapter's
@@ -28,7 +28,7 @@ pub enum LinkMode {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Heading {
+pub(crate) struct Heading {
     pub level: u8,
     pub id: String,
     pub text: String,
@@ -37,13 +37,13 @@ pub struct Heading {
 }
 
 #[derive(Debug, Clone)]
-pub struct RenderedMarkdown {
+pub(crate) struct RenderedMarkdown {
     pub html: String,
     pub headings: Vec<Heading>,
 }
 
 /// Renders a chapter. `chapter` is its path relative to the source dir.
-pub fn render(markdown: &str, chapter: &Path, mode: &LinkMode) -> RenderedMarkdown {
+pub(crate) fn render(markdown: &str, chapter: &Path, mode: &LinkMode) -> RenderedMarkdown {
     let prefix = match mode {
         LinkMode::Pages => None,
         LinkMode::SingleFile { prefixes } => prefixes.get(chapter).cloned(),
@@ -149,7 +149,7 @@ fn heading_number(level: HeadingLevel) -> u8 {
 }
 
 /// A code block with its Copy button. The button copies the block's text.
-pub fn code_block_html(lang: &str, code: &str) -> String {
+pub(crate) fn code_block_html(lang: &str, code: &str) -> String {
     let class = if lang.is_empty() {
         String::new()
     } else {
@@ -174,7 +174,7 @@ fn plain_text(events: &[Event<'_>]) -> String {
 }
 
 /// mdBook's rule: alphanumerics, `_` and `-` kept (lower-cased), whitespace to `-`.
-pub fn normalize_id(text: &str) -> String {
+pub(crate) fn normalize_id(text: &str) -> String {
     text.trim()
         .chars()
         .filter_map(|c| {
@@ -226,7 +226,7 @@ fn rewrite_link<'a>(e: Event<'a>, chapter: &Path, mode: &LinkMode) -> Event<'a> 
 }
 
 /// Internal link targets, for pages or for the single file.
-pub fn rewrite_url(url: &str, chapter: &Path, mode: &LinkMode) -> String {
+pub(crate) fn rewrite_url(url: &str, chapter: &Path, mode: &LinkMode) -> String {
     if is_external(url) || url.starts_with('/') {
         return url.to_string();
     }

@@ -2,13 +2,13 @@
 //! the AgentX preprocessor run in-process, tera templates, syntect highlighting,
 //! an embedded search index, and an atomic swap of the output directory.
 
-pub mod book;
-pub mod engine;
-pub mod export;
-pub mod highlight;
-pub mod links;
-pub mod markdown;
-pub mod theme;
+pub(crate) mod book;
+pub(crate) mod engine;
+pub(crate) mod export;
+pub(crate) mod highlight;
+pub(crate) mod links;
+pub(crate) mod markdown;
+pub(crate) mod theme;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -29,9 +29,10 @@ use self::theme::Theme;
 use crate::preprocess::{self, Residency};
 
 /// What the build writes besides pages.
-pub const SEARCH_INDEX: &str = "search-index.js";
+pub(crate) const SEARCH_INDEX: &str = "search-index.js";
 
 #[derive(Debug, Clone, Default)]
+/// How [`build`] builds.
 pub struct BuildOptions {
     /// Output directory; default: `[build] build-dir` of `book.toml`.
     pub dest: Option<PathBuf>,
@@ -42,30 +43,33 @@ pub struct BuildOptions {
 /// What a build produced.
 #[derive(Debug, Clone)]
 pub struct BuildReport {
+    /// The output directory.
     pub out_dir: PathBuf,
+    /// Pages written.
     pub pages: usize,
+    /// Command sets in the book (each counted once).
     pub command_sets: usize,
+    /// Files written.
     pub files: usize,
+    /// Bytes written.
     pub bytes: u64,
+    /// How long the build took.
     pub elapsed: Duration,
-    /// Directives left unexpanded (`on-error = "warn"`).
-    pub warnings: Vec<String>,
 }
 
 /// One chapter in reading order.
 #[derive(Debug, Clone)]
-pub struct PageSource {
+pub(crate) struct PageSource {
     /// Path relative to the source dir (`models/x.md`).
     pub path: PathBuf,
     pub title: String,
     pub number: Option<String>,
-    pub depth: usize,
     pub markdown: String,
 }
 
 /// A sidebar row.
 #[derive(Debug, Clone, Serialize, Hash)]
-pub struct SidebarItem {
+pub(crate) struct SidebarItem {
     /// `chapter`, `draft`, `part`, `separator`, or `more` (a link to the
     /// page listing every chapter, in a shortened sidebar).
     pub kind: &'static str,
@@ -83,16 +87,16 @@ pub struct SidebarItem {
 /// only the branch of the current page. Why: every page carries its sidebar,
 /// so listing all rows everywhere grows with pages × rows; a book 100× the
 /// sample (3,400 pages) spent most of its build and memory there.
-pub const SIDEBAR_FULL_LIMIT: usize = 300;
+pub(crate) const SIDEBAR_FULL_LIMIT: usize = 300;
 
 /// In such a book, at most this many top-level rows, around the current
 /// page's, plus links to the page listing every chapter. Why: a book of 600
 /// model chapters still grew with pages × top-level rows (a 100× book wrote
 /// 896 MiB, 247 MiB of it sidebars).
-pub const TOP_LEVEL_WINDOW: usize = 40;
+pub(crate) const TOP_LEVEL_WINDOW: usize = 40;
 
 /// The page listing every chapter, written when sidebars are shortened.
-pub const ALL_CHAPTERS: &str = "all-chapters.html";
+pub(crate) const ALL_CHAPTERS: &str = "all-chapters.html";
 
 /// Whether pages show a shortened sidebar (and the book gets [`ALL_CHAPTERS`]).
 fn sidebar_is_shortened(rows: &[SidebarItem]) -> bool {
@@ -168,18 +172,17 @@ fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<SidebarItem>
 
 /// A loaded, expanded book ready to render.
 #[derive(Debug, Clone)]
-pub struct Site {
+pub(crate) struct Site {
     pub dir: BookDir,
     pub pages: Vec<PageSource>,
     pub sidebar: Vec<SidebarItem>,
     pub command_sets: usize,
-    pub warnings: Vec<String>,
     /// Every command set the book shows.
     pub manifest: Vec<crate::manifest::ManifestEntry>,
 }
 
 /// `x.md` → `x.html`
-pub fn html_path(md: &Path) -> PathBuf {
+pub(crate) fn html_path(md: &Path) -> PathBuf {
     md.with_extension("html")
 }
 
@@ -194,19 +197,19 @@ fn href(p: &Path) -> String {
 /// through the templates again. The theme and `book.toml` are not in the
 /// keys: clear the cache when they change.
 #[derive(Default)]
-pub struct RenderCache {
+pub(crate) struct RenderCache {
     bodies: HashMap<u64, Arc<RenderedMarkdown>>,
     pages: HashMap<u64, Vec<u8>>,
 }
 
 impl RenderCache {
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.bodies.clear();
         self.pages.clear();
     }
 
     /// Forgets laid-out pages only (the templates changed).
-    pub fn clear_pages(&mut self) {
+    pub(crate) fn clear_pages(&mut self) {
         self.pages.clear();
     }
 }
@@ -220,18 +223,18 @@ fn body_key(path: &Path, markdown: &str) -> u64 {
 
 /// Where rendered files go: memory (`serve`, `export`, `check`) or a
 /// staging directory (`build`). Pages arrive from several threads.
-pub trait FileSink: Sync {
+pub(crate) trait FileSink: Sync {
     /// Stores `bytes` at `rel`, a path relative to the site root.
     fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()>;
 }
 
 /// Files kept in memory.
 #[derive(Default)]
-pub struct MemoryFiles(Mutex<Vec<(PathBuf, Vec<u8>)>>);
+pub(crate) struct MemoryFiles(Mutex<Vec<(PathBuf, Vec<u8>)>>);
 
 impl MemoryFiles {
     /// The files, by path: threads finish pages in any order.
-    pub fn into_sorted(self) -> Vec<(PathBuf, Vec<u8>)> {
+    pub(crate) fn into_sorted(self) -> Vec<(PathBuf, Vec<u8>)> {
         let mut v = self.0.into_inner().expect("files lock");
         v.sort_by(|a, b| a.0.cmp(&b.0));
         v
@@ -249,7 +252,7 @@ impl FileSink for MemoryFiles {
 }
 
 /// The output of one render.
-pub struct Rendered {
+pub(crate) struct Rendered {
     pub files: Vec<(PathBuf, Vec<u8>)>,
     /// Chapters whose body was rendered (not taken from the cache).
     pub rerendered: usize,
@@ -266,14 +269,14 @@ struct RenderCounts {
 
 impl Site {
     /// Reads the book and runs the preprocessor on it.
-    pub fn load(root: &Path) -> Result<Site> {
+    pub(crate) fn load(root: &Path) -> Result<Site> {
         Site::expand(BookDir::open(root)?, &mut None)
     }
 
     /// Reads the chapters of an opened book and runs the preprocessor on them,
     /// with the data library `lib` (loaded on first use, then reused), keeping
     /// every command set for the manifest.
-    pub fn expand(dir: BookDir, lib: &mut Option<preprocess::Library>) -> Result<Site> {
+    pub(crate) fn expand(dir: BookDir, lib: &mut Option<preprocess::Library>) -> Result<Site> {
         let mut manifest = Vec::new();
         let mut site = Site::expand_with(dir, lib, Residency::Resident, &mut |sets| {
             manifest.extend(sets);
@@ -292,7 +295,7 @@ impl Site {
     /// Reads and expands the book, sending the command sets of each chapter
     /// to `sets` instead of keeping them (`manifest` stays empty and
     /// `command_sets` zero: the caller counts).
-    pub fn expand_with(
+    pub(crate) fn expand_with(
         dir: BookDir,
         lib: &mut Option<preprocess::Library>,
         residency: Residency,
@@ -300,7 +303,8 @@ impl Site {
     ) -> Result<Site> {
         let root = dir.root.clone();
         let mut book = dir.load_book()?;
-        let warnings = preprocess::expand_book(
+        // Directives left unexpanded were reported as they were met.
+        preprocess::expand_book(
             &mut book,
             &root,
             &dir.config.book.src,
@@ -323,13 +327,12 @@ impl Site {
             pages,
             sidebar,
             command_sets: 0,
-            warnings,
             manifest: Vec::new(),
         })
     }
 
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
-    pub fn render_files(&self, opts: &BuildOptions) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    pub(crate) fn render_files(&self, opts: &BuildOptions) -> Result<Vec<(PathBuf, Vec<u8>)>> {
         let theme = Theme::load(&self.dir.root)?;
         Ok(self
             .render_with(&theme, &mut RenderCache::default(), opts)?
@@ -337,7 +340,7 @@ impl Site {
     }
 
     /// Every output file, in memory, reusing cached bodies and pages.
-    pub fn render_with(
+    pub(crate) fn render_with(
         &self,
         theme: &Theme,
         cache: &mut RenderCache,
@@ -851,7 +854,6 @@ fn flatten_under(
                             path: path.clone(),
                             title: ch.name.clone(),
                             number,
-                            depth,
                             markdown: std::mem::take(&mut ch.content),
                         });
                     }
@@ -889,11 +891,11 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
 }
 
 /// Problems `build_inspected` finds in one output file (path relative to the site root).
-pub type Inspect = dyn Fn(&Path, &[u8]) -> Vec<String> + Sync;
+pub(crate) type Inspect = dyn Fn(&Path, &[u8]) -> Vec<String> + Sync;
 
 /// [`build`], passing every rendered file through `inspect`: when it reports
 /// problems, the new site is not swapped in and the problems are returned.
-pub fn build_inspected(
+pub(crate) fn build_inspected(
     root: &Path,
     opts: &BuildOptions,
     inspect: &Inspect,
@@ -941,7 +943,6 @@ pub fn build_inspected(
         files,
         bytes,
         elapsed: start.elapsed(),
-        warnings: site.warnings,
     };
     Ok((report, problems))
 }
@@ -964,7 +965,7 @@ impl FileSink for Inspected<'_> {
 }
 
 /// The manifest of the book in `root`: its chapters expanded, nothing rendered.
-pub fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
+pub(crate) fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
     let mut entries = Vec::new();
     Site::expand_with(
         BookDir::open(root)?,
@@ -993,7 +994,7 @@ fn check_output_dir(root: &Path, src: &Path, out: &Path) -> Result<()> {
 
 /// Writes every file into a fresh directory beside `out`, then swaps it in, so
 /// a failed build never leaves a half-written site.
-pub fn write_atomically(out: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+pub(crate) fn write_atomically(out: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     let stage = Staging::create(out)?;
     for (rel, bytes) in files {
         stage.write(rel, bytes)?;
@@ -1005,7 +1006,7 @@ pub fn write_atomically(out: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> 
 /// A fresh directory beside the output directory that a build writes into,
 /// then swaps in whole; dropped without [`Staging::commit`] (an error, a
 /// panic), it is removed and the old site stays as it was.
-pub struct Staging {
+pub(crate) struct Staging {
     out: PathBuf,
     tmp: PathBuf,
     /// Directories already created.
@@ -1016,7 +1017,7 @@ pub struct Staging {
 }
 
 impl Staging {
-    pub fn create(out: &Path) -> Result<Staging> {
+    pub(crate) fn create(out: &Path) -> Result<Staging> {
         let out = std::path::absolute(out)?;
         let parent = out
             .parent()
@@ -1057,12 +1058,12 @@ impl Staging {
     }
 
     /// The staging directory.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.tmp
     }
 
     /// Writes one file at `rel`, creating its directory on first use.
-    pub fn write(&self, rel: &Path, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn write(&self, rel: &Path, bytes: &[u8]) -> Result<()> {
         let p = self.tmp.join(rel);
         if let Some(d) = p.parent()
             && !self.dirs.lock().expect("dirs lock").contains(d)
@@ -1076,13 +1077,13 @@ impl Staging {
     }
 
     /// Counts a file written into [`Staging::path`] directly.
-    pub fn count_file(&self, bytes: u64) {
+    pub(crate) fn count_file(&self, bytes: u64) {
         self.files.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 
     /// Swaps the staged site in; returns the number of files and bytes.
-    pub fn commit(mut self) -> Result<(usize, u64)> {
+    pub(crate) fn commit(mut self) -> Result<(usize, u64)> {
         let (out, tmp) = (&self.out, &self.tmp);
         let parent = out.parent().expect("checked in create");
         let name = out
@@ -1137,7 +1138,10 @@ impl Drop for Staging {
 }
 
 #[cfg(test)]
-mod tests {
+mod tests;
+
+#[cfg(test)]
+mod sidebar_tests {
     use super::*;
 
     fn row(depth: usize, parent: Option<usize>, href: &str) -> SidebarItem {

@@ -10,35 +10,35 @@ use tera::Tera;
 use super::highlight;
 
 /// Default templates; a book overrides one by shipping `templates/<name>`.
-pub const TEMPLATES: [(&str, &str); 3] = [
+pub(crate) const TEMPLATES: [(&str, &str); 3] = [
     ("page.html", include_str!("../../templates/page.html")),
     ("sidebar.html", include_str!("../../templates/sidebar.html")),
     ("toc.html", include_str!("../../templates/toc.html")),
 ];
 
 /// Default assets, written under `theme/`; a book overrides one by shipping `theme/<name>`.
-pub const ASSETS: [(&str, &[u8]); 3] = [
+pub(crate) const ASSETS: [(&str, &[u8]); 3] = [
     ("book.css", include_bytes!("../../theme/book.css")),
     ("book.js", include_bytes!("../../theme/book.js")),
     ("favicon.svg", include_bytes!("../../theme/favicon.svg")),
 ];
 
 /// Name of the generated highlighting stylesheet (also overridable).
-pub const HIGHLIGHT_CSS: &str = "highlight.css";
+pub(crate) const HIGHLIGHT_CSS: &str = "highlight.css";
 
 fn highlight_css() -> &'static str {
     static CSS: OnceLock<String> = OnceLock::new();
     CSS.get_or_init(highlight::theme_css)
 }
 
-pub struct Theme {
+pub(crate) struct Theme {
     tera: Tera,
     assets: Vec<(String, Vec<u8>)>,
 }
 
 impl Theme {
     /// Defaults, overridden by the book's `templates/` and `theme/` files.
-    pub fn load(root: &Path) -> Result<Theme> {
+    pub(crate) fn load(root: &Path) -> Result<Theme> {
         let mut tera = Tera::default();
         // tera's default escaper also escapes `/`, which spells every link
         // `models&#x2F;x.html`; escape only what HTML needs.
@@ -97,17 +97,17 @@ impl Theme {
         Ok(Theme { tera, assets })
     }
 
-    pub fn render(&self, name: &str, ctx: &tera::Context) -> Result<String> {
+    pub(crate) fn render(&self, name: &str, ctx: &tera::Context) -> Result<String> {
         self.tera
             .render(name, ctx)
             .map_err(|e| anyhow!("template {name}: {}", tera_message(&e)))
     }
 
-    pub fn assets(&self) -> impl Iterator<Item = (&str, &[u8])> {
+    pub(crate) fn assets(&self) -> impl Iterator<Item = (&str, &[u8])> {
         self.assets.iter().map(|(n, b)| (n.as_str(), b.as_slice()))
     }
 
-    pub fn asset(&self, name: &str) -> Option<&[u8]> {
+    pub(crate) fn asset(&self, name: &str) -> Option<&[u8]> {
         self.assets
             .iter()
             .find(|(n, _)| n == name)

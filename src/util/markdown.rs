@@ -5,7 +5,7 @@ use pulldown_cmark::Options;
 
 /// The parser options mdBook 0.5 uses (`mdbook-markdown`'s `new_cmark_parser`
 /// with its defaults), so block boundaries match what mdBook renders.
-pub fn markdown_options() -> Options {
+pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH

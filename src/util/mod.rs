@@ -3,7 +3,7 @@
 //!
 //! May use: std and external crates only; nothing else of this crate.
 
-pub mod fs;
-pub mod markdown;
-pub mod parallel;
-pub mod text;
+pub(crate) mod fs;
+pub(crate) mod markdown;
+pub(crate) mod parallel;
+pub(crate) mod text;

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use anyhow::Result;
 
 /// How many threads to use for `jobs` items.
-pub fn workers_for(jobs: usize) -> usize {
+pub(crate) fn workers_for(jobs: usize) -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -17,7 +17,7 @@ pub fn workers_for(jobs: usize) -> usize {
 /// item order wins. Each item is dropped as soon as `f` returns, so a caller
 /// can hand over large inputs (chapter Markdown) and have them freed as the
 /// work proceeds.
-pub fn map_owned<T: Send, R: Send>(
+pub(crate) fn map_owned<T: Send, R: Send>(
     items: Vec<T>,
     f: impl Fn(usize, T) -> Result<R> + Sync,
 ) -> Result<Vec<R>> {
@@ -68,7 +68,10 @@ pub fn map_owned<T: Send, R: Send>(
 }
 
 /// [`map_owned`] over borrowed items.
-pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> Result<R> + Sync) -> Result<Vec<R>> {
+pub(crate) fn map<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<R> + Sync,
+) -> Result<Vec<R>> {
     map_owned(items.iter().collect(), |_, t| f(t))
 }
 

@@ -2,7 +2,7 @@
 //! name for "did you mean" hints.
 
 /// Lower-case ASCII slug: runs of anything but `[a-z0-9]` become one `-`.
-pub fn slug(s: &str) -> String {
+pub(crate) fn slug(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         let c = ch.to_ascii_lowercase();
@@ -19,7 +19,7 @@ pub fn slug(s: &str) -> String {
 }
 
 /// The known name closest to `name` by edit distance, if it is close enough to be a typo.
-pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     let lower = name.to_lowercase();
     known
         .iter()

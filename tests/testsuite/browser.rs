@@ -9,7 +9,7 @@
 //! highlights that command set. Then an edit to a data file under `serve`
 //! reloads the open page. Prints the counts and saves a screenshot.
 
-mod common;
+use crate::support;
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -18,8 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mdbook_agentx::decode::{CommandSet, env_exports};
-use mdbook_agentx::preprocess::Library;
+use mdbook_agentx::{CommandSet, Library};
 use serde_json::{Value, json};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -261,7 +260,12 @@ return { ids: ids, links: links, copies: copies, href: location.href.split("#")[
 fn expected_blocks(set: &CommandSet) -> Vec<String> {
     let mut v = Vec::new();
     if !set.placeholders.is_empty() {
-        v.push(env_exports(&set.placeholders).trim_end().to_string());
+        let exports: Vec<String> = set
+            .placeholders
+            .iter()
+            .map(|p| format!("export {}=<{}>", p.name, p.description))
+            .collect();
+        v.push(exports.join("\n"));
     }
     for p in &set.processes {
         v.push(p.command.clone());
@@ -421,8 +425,7 @@ fn check_site(
 }
 
 fn pages_of(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = mdbook_agentx::site::links::read_site(dir)
-        .unwrap()
+    let mut v: Vec<String> = support::files_under(dir)
         .into_iter()
         .map(|(p, _)| p.to_string_lossy().replace('\\', "/"))
         .filter(|p| p.ends_with(".html") && p != "404.html")
@@ -432,7 +435,7 @@ fn pages_of(dir: &Path) -> Vec<String> {
 }
 
 fn expected_by_anchor() -> HashMap<String, Vec<String>> {
-    let lib = Library::load(&common::repo(), Path::new("content/agentx")).unwrap();
+    let lib = Library::load(&support::repo(), Path::new("content/agentx")).unwrap();
     lib.pages()
         .flat_map(|(_, page)| {
             page.command_sets()
@@ -456,9 +459,9 @@ fn browser_file_and_serve() {
     let Some(driver) = chromedriver() else { return };
     let expected = expected_by_anchor();
     let out = std::env::temp_dir().join(format!("agentx-browser-export-{}", std::process::id()));
-    mdbook_agentx::site::export::export_offline(&common::repo(), &out).unwrap();
+    mdbook_agentx::export_offline(&support::repo(), &out).unwrap();
     let pages = pages_of(&out);
-    let shot = common::repo().join("target/browser-test/muse-spark-open.png");
+    let shot = support::repo().join("target/browser-test/muse-spark-open.png");
     let d = Driver::start(&driver, "file");
 
     let base = format!("file://{}/", out.display());
@@ -479,8 +482,8 @@ fn browser_file_and_serve() {
     let book = std::env::temp_dir().join(format!("agentx-browser-book-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&book);
     std::fs::create_dir_all(&book).unwrap();
-    std::fs::copy(common::repo().join("book.toml"), book.join("book.toml")).unwrap();
-    common::copy_dir(&common::repo().join("content"), &book.join("content"));
+    std::fs::copy(support::repo().join("book.toml"), book.join("book.toml")).unwrap();
+    support::copy_dir(&support::repo().join("content"), &book.join("content"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
         .arg("serve")
         .arg(&book)

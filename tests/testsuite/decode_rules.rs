@@ -2,21 +2,21 @@
 //! `tests/fixtures/data/mini.json` (every expectation below was worked out by
 //! hand from the rules in `research/sglang-cookbook.md` §2.1).
 
-mod common;
+use crate::support;
 
 use std::path::Path;
 
-use mdbook_agentx::data::{Arg, Block, BlockKind, Diff, KvTier, Role, Router, parse_str};
-use mdbook_agentx::decode::{CommandSet, DecodedPage, apply_diff, decode_page, kv_transform};
+use mdbook_agentx::{BlockKind, CommandSet, DecodedPage, KvTier, Role, Router, decode_str};
 use serde_json::{Value, json};
 
 fn mini_text() -> String {
-    common::read(&common::fixture("data/mini.json"))
+    support::read(&support::fixture("data/mini.json"))
 }
 
 fn mini() -> DecodedPage {
-    let loaded = parse_str(&mini_text(), Path::new("mini.json")).unwrap();
-    decode_page(&loaded.data).unwrap()
+    decode_str(&mini_text(), Path::new("mini.json"))
+        .unwrap()
+        .page
 }
 
 fn set<'p>(
@@ -31,127 +31,6 @@ fn set<'p>(
             s.cell_id == cell && s.concs.contains(&conc) && s.tier == tier && s.router == router
         })
         .unwrap_or_else(|| panic!("no set {cell} c{conc} {tier} {router}"))
-}
-
-fn worker_block(b: &[(&str, &[&str])]) -> Block {
-    let mut block = Block::new(BlockKind::Worker, "python3 -m sglang.launch_server");
-    block.role = Some(Role::Agg);
-    block.workers = Some(1);
-    block.env = [("A", "1"), ("B", "2")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    block.args = b.iter().map(|(f, v)| Arg::new(f, v)).collect();
-    block
-}
-
-fn flags(b: &Block) -> Vec<String> {
-    b.args
-        .iter()
-        .map(|a| {
-            std::iter::once(a.flag.clone())
-                .chain(a.values.iter().cloned())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect()
-}
-
-#[test]
-fn diff_forms() {
-    let base = worker_block(&[
-        ("--model-path", &["m"]),
-        ("--port", &["30000"]),
-        ("--mem-fraction-static", &["0.8"]),
-        ("--tp", &["4"]),
-    ]);
-    // (diff JSON, expected args, expected env keys=values)
-    let cases: Vec<(Value, Vec<&str>, Vec<&str>)> = vec![
-        (
-            json!({}),
-            vec![
-                "--model-path m",
-                "--port 30000",
-                "--mem-fraction-static 0.8",
-                "--tp 4",
-            ],
-            vec!["A=1", "B=2"],
-        ),
-        (
-            json!({"args": {"--tp": null}}),
-            vec![
-                "--model-path m",
-                "--port 30000",
-                "--mem-fraction-static 0.8",
-            ],
-            vec!["A=1", "B=2"],
-        ),
-        (
-            json!({"args": {"--tp": ["8"]}}),
-            vec![
-                "--model-path m",
-                "--port 30000",
-                "--mem-fraction-static 0.8",
-                "--tp 8",
-            ],
-            vec!["A=1", "B=2"],
-        ),
-        // Appended, then re-sorted: lead flags first, the rest alphabetically.
-        (
-            json!({"args": {"--enable-dp-attention": [], "--host": ["0.0.0.0"], "--zeta": ["1", "2"]}}),
-            vec![
-                "--model-path m",
-                "--host 0.0.0.0",
-                "--port 30000",
-                "--enable-dp-attention",
-                "--mem-fraction-static 0.8",
-                "--tp 4",
-                "--zeta 1 2",
-            ],
-            vec!["A=1", "B=2"],
-        ),
-        (
-            json!({"args": {"--missing": null}}),
-            vec![
-                "--model-path m",
-                "--port 30000",
-                "--mem-fraction-static 0.8",
-                "--tp 4",
-            ],
-            vec!["A=1", "B=2"],
-        ),
-        (
-            json!({"env": {"A": null, "0FIRST": "x", "C": "$NODE_IP"}}),
-            vec![
-                "--model-path m",
-                "--port 30000",
-                "--mem-fraction-static 0.8",
-                "--tp 4",
-            ],
-            vec!["0FIRST=x", "B=2", "C=$NODE_IP"],
-        ),
-        (
-            json!({"block": {"kind": "etcd", "cmd": "etcd", "args": [["--z"], ["--a"]]}}),
-            vec!["--z", "--a"],
-            vec![],
-        ),
-    ];
-    for (diff, want_args, want_env) in cases {
-        let d: Diff = serde_json::from_value(diff.clone()).unwrap();
-        let mut b = base.clone();
-        apply_diff(&mut b, &d);
-        assert_eq!(flags(&b), want_args, "diff {diff}");
-        let env: Vec<String> = b.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        assert_eq!(env, want_env, "diff {diff}");
-    }
-}
-
-#[test]
-fn diff_rejects_unknown_operations() {
-    let e = serde_json::from_value::<Diff>(json!({"argz": {}}))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("unknown field `argz`"), "{e}");
 }
 
 #[test]
@@ -243,7 +122,7 @@ fn kv_tier_transitions() {
         &'a [&'a str],
         &'a [&'a str],
     );
-    let cases: &[Case] = &[
+    let cases: &[Case<'_>] = &[
         // none → HiCache: donor flags on the aggregated worker.
         (
             agg,
@@ -351,47 +230,6 @@ fn kv_tier_transitions() {
             .command
             .contains("MOONCAKE_GLOBAL_SEGMENT_SIZE=32gb")
     );
-    // A disaggregated none → Mooncake: args and env on prefill, decode_env only on decode.
-    let loaded = parse_str(&mini_text(), Path::new("mini.json")).unwrap();
-    let data = &loaded.data;
-    let cell = &data.cells[1];
-    let mut blocks = vec![
-        worker_block(&[("--tp", &["2"])]),
-        worker_block(&[("--tp", &["2"])]),
-    ];
-    blocks[0].role = Some(Role::Prefill);
-    blocks[1].role = Some(Role::Decode);
-    let out = kv_transform(
-        data,
-        cell,
-        &blocks,
-        KvTier::None,
-        KvTier::Mooncake,
-        Router::Sglang,
-    )
-    .unwrap();
-    let kinds: Vec<BlockKind> = out.iter().map(|b| b.kind).collect();
-    assert_eq!(
-        kinds,
-        [
-            BlockKind::MooncakeMaster,
-            BlockKind::Worker,
-            BlockKind::Worker
-        ]
-    );
-    assert_eq!(
-        flags(&out[1]),
-        [
-            "--enable-unified-cache-external-linker",
-            "--hicache-storage-backend-extra-config {\"enable_group_semantics\":true}",
-            "--tp 2",
-            "--unified-cache-external-linker-backend mooncake"
-        ]
-    );
-    assert!(out[1].env.contains_key("MOONCAKE_GLOBAL_SEGMENT_SIZE"));
-    assert_eq!(flags(&out[2]), ["--tp 2"]);
-    let env2: Vec<&str> = out[2].env.keys().map(String::as_str).collect();
-    assert_eq!(env2, ["A", "B", "MOONCAKE_MASTER"]);
     // The measured tier on the submitted router is left exactly as submitted.
     let m = set(&page, pd, 64, KvTier::Mooncake, Router::Dynamo);
     assert_eq!(m.status.id(), "verified-pr");
@@ -486,7 +324,7 @@ fn statuses_notes_and_provenance() {
         pd.provenance.comment_url.as_deref(),
         Some("https://github.com/SemiAnalysisAI/InferenceX/pull/4102#issuecomment-777")
     );
-    assert_eq!(pd.image.status, mdbook_agentx::data::ImageStatus::Pruned);
+    assert_eq!(pd.image.status, mdbook_agentx::ImageStatus::Pruned);
     let hc = set(
         &page,
         "mini-fp8-h200-sglang-agentic-mtp#1",
@@ -746,9 +584,7 @@ fn bad_input_is_reported_with_its_path() {
         let mut v = base.clone();
         mutate(&mut v);
         let text = serde_json::to_string_pretty(&v).unwrap();
-        let err = parse_str(&text, Path::new("mini.json"))
-            .and_then(|l| decode_page(&l.data).map(|_| ()))
-            .expect_err(what);
+        let err = decode_str(&text, Path::new("mini.json")).expect_err(what);
         let msg = format!("{err:#}");
         for n in needles {
             assert!(msg.contains(n), "{what}: {msg:?} lacks {n:?}");
@@ -759,7 +595,7 @@ fn bad_input_is_reported_with_its_path() {
 #[test]
 fn malformed_json_has_line_and_column() {
     let text = mini_text().replacen("\"hw\": \"h200\",", "\"hw\": \"h200\" ", 1);
-    let err = parse_str(&text, Path::new("content/agentx/mini.json"))
+    let err = decode_str(&text, Path::new("content/agentx/mini.json"))
         .unwrap_err()
         .to_string();
     assert!(

@@ -1,18 +1,16 @@
 //! `diff`: manifests of two versions of a data file, compared per page.
 
-mod common;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
 
-use mdbook_agentx::data::parse_str;
-use mdbook_agentx::decode::decode_page;
-use mdbook_agentx::diff;
-use mdbook_agentx::manifest::{Manifest, ManifestEntry, compare};
+use mdbook_agentx::{
+    Manifest, ManifestEntry, compare_manifests as compare, decode_str, diff_table, diff_verbose,
+};
 
 fn manifest_of(text: &str) -> Manifest {
-    let loaded = parse_str(text, Path::new("mini.json")).unwrap();
-    let page = decode_page(&loaded.data).unwrap();
+    let page = decode_str(text, Path::new("mini.json")).unwrap().page;
     Manifest::new(
         page.command_sets()
             .map(|s| ManifestEntry::of(&page.model, s))
@@ -39,7 +37,7 @@ fn version_two(v1: &str) -> String {
 
 #[test]
 fn counts_per_page() {
-    let v1 = common::read(&common::fixture("data/mini.json"));
+    let v1 = support::read(&support::fixture("data/mini.json"));
     let v2 = version_two(&v1);
     let (a, b) = (manifest_of(&v1), manifest_of(&v2));
     assert_eq!(a.command_sets.len(), 30);
@@ -62,10 +60,10 @@ fn counts_per_page() {
     assert!(p.added.iter().all(|id| id.contains("-c256-")));
     assert!(p.removed.iter().all(|id| id.contains("-c8-16-")));
     assert_eq!(
-        diff::table(&d),
+        diff_table(&d),
         "| Page | Identical | Added | Removed | Changed |\n|---|---:|---:|---:|---:|\n| Mini-Test | 21 | 4 | 6 | 3 |\n| **Total** | 21 | 4 | 6 | 3 |\n"
     );
-    let verbose = diff::verbose(&d, &a, &b);
+    let verbose = diff_verbose(&d, &a, &b);
     assert!(
         verbose.contains("-  --max-running-requests 8 \\\n+  --max-running-requests 9 \\\n"),
         "{verbose}"
@@ -92,12 +90,12 @@ fn cli_over_built_sites_and_git_refs() {
     )
     .unwrap();
     std::fs::copy(
-        common::fixture("books/mini/src/SUMMARY.md"),
+        support::fixture("books/mini/src/SUMMARY.md"),
         book.join("src/SUMMARY.md"),
     )
     .unwrap();
     std::fs::copy(
-        common::fixture("books/mini/src/plain.md"),
+        support::fixture("books/mini/src/plain.md"),
         book.join("src/plain.md"),
     )
     .unwrap();
@@ -106,7 +104,7 @@ fn cli_over_built_sites_and_git_refs() {
         "# Mini\n\n<<agentx page=\"Mini-Test\">>\n",
     )
     .unwrap();
-    let v1 = common::read(&common::fixture("data/mini.json"));
+    let v1 = support::read(&support::fixture("data/mini.json"));
     std::fs::write(book.join("data/mini.json"), &v1).unwrap();
     let bin = env!("CARGO_BIN_EXE_mdbook-agentx");
     let run = |args: &[&str]| {

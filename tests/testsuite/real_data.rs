@@ -1,14 +1,12 @@
 //! Decoding the real AgentX files in `../shared/reference/sglang-cookbook/`.
 //! Each test returns early, saying so, when that folder is absent.
 
-mod common;
+use crate::support;
 
-use mdbook_agentx::data::{KvTier, Router};
-use mdbook_agentx::decode::{DecodedFile, decode_file};
-use mdbook_agentx::stats::page_stats;
+use mdbook_agentx::{DecodedFile, KvTier, Router, decode_file, page_stats};
 
 fn decode_shared(name: &str) -> Option<DecodedFile> {
-    let path = common::shared(&format!("reference/sglang-cookbook/{name}"))?;
+    let path = support::shared(&format!("reference/sglang-cookbook/{name}"))?;
     Some(decode_file(&path).unwrap_or_else(|e| panic!("{e:#}")))
 }
 
@@ -94,13 +92,13 @@ fn glm_excerpt_older_schema_decodes() {
 /// byte for byte with the text written there (not with our own output).
 #[test]
 fn worked_examples_are_byte_identical() {
-    let Some(doc) = common::shared("research/sglang-cookbook.md") else {
+    let Some(doc) = support::shared("research/sglang-cookbook.md") else {
         return;
     };
     let Some(DecodedFile { page, .. }) = decode_shared("agentx-qwen3.8-flash-next.jsx") else {
         return;
     };
-    let doc = common::read(&doc);
+    let doc = support::read(&doc);
     let section = &doc[doc.find("### 2.2").expect("§2.2 in the research doc")..];
     let mut fences = section.split("```bash\n").skip(1).map(|s| {
         let end = s.find("\n```").expect("closing fence");

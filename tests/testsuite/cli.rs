@@ -1,14 +1,14 @@
 //! The data tools from the command line: `decode` (JSON and copyable text) and
 //! `stats`, including one bad file among good ones.
 
-mod common;
+use crate::support;
 
 use std::process::Command;
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
         .args(args)
-        .current_dir(common::repo())
+        .current_dir(support::repo())
         .output()
         .unwrap();
     (
@@ -109,7 +109,7 @@ fn decode_one_set_as_a_reader_copies_it() {
 
 #[test]
 fn one_bad_file_does_not_hide_the_others() {
-    let dir = common::temp("cli-bad");
+    let dir = support::temp("cli-bad");
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\"model\": \"X\", \"cells\": [}").unwrap();
@@ -151,8 +151,8 @@ fn stats_of_the_sample_book() {
 /// were printed twice by `build` and not at all by `export --single-file`.
 #[test]
 fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
-    let book = common::mini_book("cli-warn");
-    let toml = common::read(&book.join("book.toml"));
+    let book = support::mini_book("cli-warn");
+    let toml = support::read(&book.join("book.toml"));
     std::fs::write(
         book.join("book.toml"),
         format!("{toml}on-error = \"warn\"\n"),
@@ -164,8 +164,8 @@ fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
     )
     .unwrap();
     let b = book.to_string_lossy().into_owned();
-    let out = common::temp("cli-warn-out");
-    let single = common::temp("cli-warn-single.html");
+    let out = support::temp("cli-warn-out");
+    let single = support::temp("cli-warn-single.html");
     for args in [
         vec!["build", b.as_str(), "-d", out.to_str().unwrap()],
         vec![
@@ -194,7 +194,7 @@ fn a_reader_closing_stdout_early_is_not_an_error() {
     // Over 600 KB of JSON: far more than a pipe holds, so writes fail once closed.
     let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
         .args(["decode", "--json", "content/agentx/muse-spark-open.json"])
-        .current_dir(common::repo())
+        .current_dir(support::repo())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

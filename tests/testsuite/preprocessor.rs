@@ -1,13 +1,13 @@
 //! The mdBook side: `supports`, the stdin/stdout protocol with a hand-written
 //! `[context, book]`, chapter expansion and its error messages.
 
-mod common;
+use crate::support;
 
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use mdbook_agentx::preprocess::{Library, OnError, expand_chapter};
+use mdbook_agentx::{Library, OnError, expand_chapter};
 use mdbook_preprocessor::book::{Book, BookItem};
 
 fn bin() -> Command {
@@ -45,14 +45,14 @@ fn supports_renderers() {
 }
 
 fn protocol_input() -> (String, String, String) {
-    let book = common::fixture("books/mini");
-    let mini = common::read(&book.join("src/mini.md"));
-    let plain = common::read(&book.join("src/plain.md"));
+    let book = support::fixture("books/mini");
+    let mini = support::read(&book.join("src/mini.md"));
+    let plain = support::read(&book.join("src/plain.md"));
     let json_str = |s: &str| {
         let q = serde_json::to_string(s).unwrap();
         q[1..q.len() - 1].to_string()
     };
-    let input = common::read(&common::fixture("protocol/input.json"))
+    let input = support::read(&support::fixture("protocol/input.json"))
         .replace("__ROOT__", &json_str(&book.to_string_lossy()))
         .replace("__MINI__", &json_str(&mini))
         .replace("__PLAIN__", &json_str(&plain));
@@ -159,7 +159,7 @@ fn protocol_reports_bad_config() {
 }
 
 fn mini_library() -> Library {
-    Library::load(&common::fixture(""), Path::new("data")).unwrap()
+    Library::load(&support::fixture(""), Path::new("data")).unwrap()
 }
 
 /// Bad directives: each names chapter-file:line:column and the fix.
@@ -212,7 +212,7 @@ fn directive_errors_name_file_line_column() {
 fn invalid_data_file_is_reported_with_its_json_path() {
     let dir = std::env::temp_dir().join(format!("agentx-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let text = common::read(&common::fixture("data/mini.json")).replacen(
+    let text = support::read(&support::fixture("data/mini.json")).replacen(
         "\"kv\": \"none\", \"job\"",
         "\"kv\": \"disk\", \"job\"",
         1,
@@ -278,7 +278,7 @@ fn two_directives_on_one_page_get_distinct_anchors() {
     let paths: Vec<String> = out
         .subchapters
         .iter()
-        .map(|(p, _, _)| p.display().to_string())
+        .map(|c| c.path.display().to_string())
         .collect();
     assert_eq!(
         paths,
@@ -291,7 +291,7 @@ fn two_directives_on_one_page_get_distinct_anchors() {
     // The link back from a deployment chapter goes to the right section.
     assert!(
         out.subchapters[2]
-            .2
+            .markdown
             .contains("(../t.md#agentic-long-context-deployment-mini-test)")
     );
 }
@@ -314,7 +314,7 @@ fn expansion_is_deterministic_and_complete() {
     // Every command set has exactly one heading with its anchor, and the lane
     // table reaches every deployment chapter.
     let page = lib.page("Mini-Test").unwrap();
-    let all: String = a.subchapters.iter().map(|(_, _, m)| m.as_str()).collect();
+    let all: String = a.subchapters.iter().map(|c| c.markdown.as_str()).collect();
     for set in page.command_sets() {
         assert_eq!(
             all.matches(&format!("{{#{} .agentx-set}}", set.anchor))
@@ -325,8 +325,8 @@ fn expansion_is_deterministic_and_complete() {
         );
         assert!(all.contains(&set.status.label()));
     }
-    for (p, _, _) in &a.subchapters {
-        let rel = p.display().to_string();
+    for c in &a.subchapters {
+        let rel = c.path.display().to_string();
         assert!(
             a.content.contains(&format!("]({rel})")),
             "lane table links {rel}"
@@ -339,7 +339,7 @@ fn expansion_is_deterministic_and_complete() {
 #[test]
 fn on_demand_library_expands_like_a_resident_one_and_keeps_nothing_decoded() {
     let resident = mini_library();
-    let on_demand = Library::index(&common::fixture(""), Path::new("data")).unwrap();
+    let on_demand = Library::index(&support::fixture(""), Path::new("data")).unwrap();
     assert_eq!(on_demand.pages().count(), 0, "nothing decoded up front");
     assert!(on_demand.page("Mini-Test").is_none());
     for chapter in [
@@ -385,7 +385,7 @@ fn on_demand_library_expands_like_a_resident_one_and_keeps_nothing_decoded() {
 /// failed where `serve` and `check` (resident) used the good file.
 #[test]
 fn a_broken_file_never_claims_a_page_name_from_a_good_one() {
-    let root = common::temp("dup-pages");
+    let root = support::temp("dup-pages");
     std::fs::create_dir_all(root.join("data")).unwrap();
     std::fs::write(
         root.join("data/a-broken.json"),
@@ -393,18 +393,21 @@ fn a_broken_file_never_claims_a_page_name_from_a_good_one() {
     )
     .unwrap();
     std::fs::copy(
-        common::fixture("data/mini.json"),
+        support::fixture("data/mini.json"),
         root.join("data/mini.json"),
     )
     .unwrap();
     let chapter = "<<agentx page=\"Mini-Test\">>\n";
     let mut outputs = Vec::new();
-    for lib in [
-        Library::load(&root, Path::new("data")).unwrap(),
-        Library::index(&root, Path::new("data")).unwrap(),
+    for (kind, lib) in [
+        ("resident", Library::load(&root, Path::new("data")).unwrap()),
+        (
+            "on demand",
+            Library::index(&root, Path::new("data")).unwrap(),
+        ),
     ] {
         let out = expand_chapter(chapter, Path::new("m.md"), "m.md", &lib, OnError::Fail);
-        let out = out.unwrap_or_else(|e| panic!("{:?}: {e:#}", lib.residency()));
+        let out = out.unwrap_or_else(|e| panic!("{kind}: {e:#}"));
         let failures = lib.failures();
         assert_eq!(failures.len(), 1, "{failures:?}");
         assert!(failures[0].contains("a-broken.json"), "{failures:?}");

@@ -1,7 +1,7 @@
 //! `serve` end to end: the binary on an ephemeral loopback port, a live-reload
 //! event stream, edits to the book on disk, and hostile request paths.
 
-mod common;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -25,7 +25,7 @@ impl Drop for Server {
 }
 
 fn start(name: &str, extra: &[&str]) -> Server {
-    let book = common::mini_book(&format!("serve-{name}"));
+    let book = support::mini_book(&format!("serve-{name}"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
         .arg("serve")
         .arg(&book)

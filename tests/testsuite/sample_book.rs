@@ -1,13 +1,12 @@
 //! The sample book under `content/` and a real page from `../shared`, expanded
 //! in-process, plus `mdbook build` of the sample book with this preprocessor.
 
-mod common;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mdbook_agentx::preprocess::{Library, OnError, expand_chapter};
-use mdbook_agentx::stats::page_stats;
+use mdbook_agentx::{Library, OnError, expand_chapter, page_stats};
 
 const STATUS_LABELS: [&str; 4] = [
     "✓ Verified in SemiAnalysis InferenceX AgentX",
@@ -17,11 +16,11 @@ const STATUS_LABELS: [&str; 4] = [
 ];
 
 fn sample_library() -> Library {
-    Library::load(&common::repo(), Path::new("content/agentx")).unwrap()
+    Library::load(&support::repo(), Path::new("content/agentx")).unwrap()
 }
 
 fn model_chapters() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(common::repo().join("content/models"))
+    let mut v: Vec<PathBuf> = std::fs::read_dir(support::repo().join("content/models"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
@@ -75,7 +74,7 @@ fn sample_pages_counts() {
         assert_eq!(avail, tiers, "{}", d.hw);
         if d.hw != "gb200" {
             assert!(
-                d.unavailable[0].1.contains("absolute"),
+                d.unavailable[0].reason.contains("absolute"),
                 "{:?}",
                 d.unavailable
             );
@@ -102,7 +101,7 @@ fn sample_pages_expand() {
     for path in model_chapters() {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let rel = PathBuf::from("models").join(path.file_name().unwrap());
-        let text = common::read(&path);
+        let text = support::read(&path);
         let out = expand_chapter(
             &text,
             &rel,
@@ -120,7 +119,8 @@ fn sample_pages_expand() {
         let intro_end = text.find("<<agentx").unwrap();
         assert_eq!(&out.content[..intro_end], &text[..intro_end], "{stem}");
         insta::assert_snapshot!(format!("sample_{stem}"), out.content);
-        for (p, name, md) in &out.subchapters {
+        for c in &out.subchapters {
+            let (p, name, md) = (&c.path, &c.name, &c.markdown);
             assert!(p.starts_with(format!("models/{stem}")), "{}", p.display());
             assert!(md.starts_with(&format!("# {name} {{#")), "{name}");
             assert!(md.contains("## Combinations"));
@@ -139,7 +139,7 @@ fn fnv1a(s: &str) -> u64 {
 
 #[test]
 fn real_page_expands_deterministically() {
-    let Some(dir) = common::shared("reference/sglang-cookbook") else {
+    let Some(dir) = support::shared("reference/sglang-cookbook") else {
         return;
     };
     let root = dir.parent().unwrap();
@@ -160,7 +160,7 @@ fn real_page_expands_deterministically() {
     assert_eq!(a.subchapters, b.subchapters);
     assert_eq!(a.subchapters.len(), 4);
     let all: String = std::iter::once(a.content.as_str())
-        .chain(a.subchapters.iter().map(|(_, _, m)| m.as_str()))
+        .chain(a.subchapters.iter().map(|c| c.markdown.as_str()))
         .collect();
     // 76 command sets, each with one anchored heading.
     assert_eq!(all.matches("\n### c").count(), 76);
@@ -205,7 +205,7 @@ fn mdbook_builds_the_sample_book() {
         .arg("build")
         .arg("-d")
         .arg(&out)
-        .current_dir(common::repo())
+        .current_dir(support::repo())
         .env(
             "MDBOOK_PREPROCESSOR__AGENTX__COMMAND",
             env!("CARGO_BIN_EXE_mdbook-agentx"),
@@ -221,7 +221,7 @@ fn mdbook_builds_the_sample_book() {
     let mut deployment_pages = 0;
     for path in model_chapters() {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let html = common::read(&out.join(format!("models/{stem}.html")));
+        let html = support::read(&out.join(format!("models/{stem}.html")));
         assert!(
             html.contains("id=\"agentic-long-context-deployment\""),
             "{stem}"
@@ -230,7 +230,7 @@ fn mdbook_builds_the_sample_book() {
         assert!(!html.contains("agentx page="), "{stem}: leftover directive");
         let dir = out.join(format!("models/{stem}"));
         for entry in std::fs::read_dir(&dir).unwrap() {
-            let sub = common::read(&entry.unwrap().path());
+            let sub = support::read(&entry.unwrap().path());
             deployment_pages += 1;
             for (i, l) in STATUS_LABELS.iter().enumerate() {
                 labels_seen[i] |= sub.contains(l);
@@ -246,7 +246,7 @@ fn mdbook_builds_the_sample_book() {
         "every status label appears in the built book"
     );
     assert_eq!(deployment_pages, 28);
-    let authoring = common::read(&out.join("authoring.html"));
+    let authoring = support::read(&out.join("authoring.html"));
     assert!(authoring.contains("&lt;&lt;agentx page=“Qwen3.5”&gt;&gt; appears literally"));
     std::fs::remove_dir_all(&out).unwrap();
 }

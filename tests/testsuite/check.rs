@@ -1,24 +1,27 @@
 //! `check`: flag registries per image, KV tiers per image, links and anchors.
 
-mod common;
+use crate::support;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Command;
 
-use mdbook_agentx::check::{self, Registries, RegistryConfig, check_library};
-use mdbook_agentx::preprocess::Library;
+use mdbook_agentx::check;
 
 #[test]
 fn sample_book_passes_every_check() {
-    let report = check::run(&common::repo()).unwrap();
+    let report = check(&support::repo()).unwrap();
     assert!(report.ok(), "{}", report.text(true));
     let lines: usize = report.images.iter().map(|t| t.lines).sum();
     let parsed: usize = report.images.iter().map(|t| t.parsed).sum();
     assert_eq!(lines, parsed);
     assert!(lines > 1000, "{lines}");
     // Every entry point of the sample book is covered.
-    for ep in check::ENTRYPOINTS {
+    for ep in [
+        "sglang.launch_server",
+        "dynamo.sglang",
+        "sglang_router.launch_router",
+        "dynamo.frontend",
+    ] {
         assert!(report.images.iter().any(|t| t.entrypoint == ep), "{ep}");
     }
     assert_eq!(report.links.pages, 37);
@@ -35,7 +38,7 @@ fn sample_book_passes_every_check() {
 
 #[test]
 fn fixture_failures_are_located() {
-    let report = check::run(&common::fixture("books/bad-flags")).unwrap();
+    let report = check(&support::fixture("books/bad-flags")).unwrap();
     assert!(!report.ok());
     let failures: Vec<String> = report.failures.iter().map(|f| f.to_string()).collect();
     assert_eq!(
@@ -75,7 +78,7 @@ fn cli_exit_codes_and_json() {
     let bin = env!("CARGO_BIN_EXE_mdbook-agentx");
     let out = Command::new(bin)
         .arg("check")
-        .arg(common::fixture("books/bad-flags"))
+        .arg(support::fixture("books/bad-flags"))
         .args(["--format", "json"])
         .output()
         .unwrap();
@@ -90,7 +93,7 @@ fn cli_exit_codes_and_json() {
     assert_eq!(v["failures"][1]["process"], "1. Worker");
     let out = Command::new(bin)
         .arg("check")
-        .arg(common::repo())
+        .arg(support::repo())
         .output()
         .unwrap();
     assert_eq!(
@@ -110,24 +113,39 @@ fn cli_exit_codes_and_json() {
 #[test]
 fn real_data_against_release_registries() {
     let (Some(flags), Some(data)) = (
-        common::shared("reference/flags"),
-        common::shared("reference/sglang-cookbook"),
+        support::shared("reference/flags"),
+        support::shared("reference/sglang-cookbook"),
     ) else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("agentx-real-check-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for f in [
-        "agentx-qwen3.8-flash-next.json",
-        "agentx-deepseek-v4_1.json",
+    // A book of the two pages, each image mapped to its registry.
+    let dir = support::temp("real-check");
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let mut summary = String::from("# Summary\n\n");
+    for (file, page) in [
+        ("agentx-qwen3.8-flash-next.json", "Qwen3.8-Flash-Next"),
+        ("agentx-deepseek-v4_1.json", "DeepSeek-V4.1"),
     ] {
-        std::fs::copy(data.join(f), dir.join(f)).unwrap();
+        std::fs::copy(data.join(file), dir.join("data").join(file)).unwrap();
+        let chapter = file.replace(".json", ".md");
+        std::fs::write(
+            dir.join("src").join(&chapter),
+            format!("# {page}\n\n<<agentx page=\"{page}\">>\n"),
+        )
+        .unwrap();
+        summary.push_str(&format!("- [{page}]({chapter})\n"));
     }
-    let lib = Library::load(&dir, Path::new(".")).unwrap();
+    std::fs::write(dir.join("src/SUMMARY.md"), summary).unwrap();
     let f = |name: &str| flags.join(name).display().to_string();
     let toml = format!(
-        r#"[registries]
+        r#"[book]
+src = "src"
+
+[preprocessor.agentx]
+data-dir = "data"
+
+[preprocessor.agentx.registries]
 default = {{ "sglang.launch_server" = "{}", "dynamo.sglang" = "{}", "sglang_router.launch_router" = "{}", "dynamo.frontend" = "{}" }}
 "lmsysorg/sglang:v0.5.21-cu130" = "{}"
 "lmsysorg/sglang:qwen38flashnext" = "{}"
@@ -144,13 +162,9 @@ default = {{ "sglang.launch_server" = "{}", "dynamo.sglang" = "{}", "sglang_rout
         // release that accepts them.
         f("sglang.launch_server@v0.5.19.json"),
     );
-    let value: toml::Value = toml::from_str(&toml).unwrap();
-    let mut registries = Registries::new(
-        Path::new("/"),
-        RegistryConfig::from_toml(value.get("registries")).unwrap(),
-    )
-    .unwrap();
-    let report = check_library(&lib, &mut registries).unwrap();
+    std::fs::write(dir.join("book.toml"), toml).unwrap();
+    let report = check(&dir).unwrap();
+    assert!(report.links.problems.is_empty(), "{:?}", report.links);
     assert!(report.unconfigured.is_empty(), "{:?}", report.unconfigured);
     assert!(
         report.tiers.is_empty(),

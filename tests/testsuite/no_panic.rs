@@ -1,13 +1,12 @@
 //! Property test: random mutations of real and fixture data files may load and
 //! decode, or fail with an error, but must never panic.
 
-mod common;
+use crate::support;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use mdbook_agentx::data::parse_str;
-use mdbook_agentx::decode::decode_page;
+use mdbook_agentx::decode_str;
 use serde_json::Value;
 
 /// Small deterministic PRNG (xorshift64*), so failures reproduce from the seed.
@@ -118,7 +117,7 @@ fn no_panics(name: &str, text: &str, rounds: usize, seed: u64) {
             mutated
         };
         let result = catch_unwind(AssertUnwindSafe(|| {
-            parse_str(&mutated, Path::new(name)).and_then(|l| decode_page(&l.data).map(|_| ()))
+            decode_str(&mutated, Path::new(name)).map(|_| ())
         }));
         match result {
             Ok(Ok(())) => ok += 1,
@@ -139,7 +138,7 @@ fn no_panics(name: &str, text: &str, rounds: usize, seed: u64) {
 
 #[test]
 fn fixture_mutations_never_panic() {
-    let text = common::read(&common::fixture("data/mini.json"));
+    let text = support::read(&support::fixture("data/mini.json"));
     no_panics("mini.json", &text, 3000, 0x9E37_79B9_7F4A_7C15);
 }
 
@@ -150,9 +149,9 @@ fn real_file_mutations_never_panic() {
         ("agentx-glm-5.2.excerpt.json", 400),
         ("agentx-deepseek-v4_1.json", 150),
     ] {
-        let Some(p) = common::shared(&format!("reference/sglang-cookbook/{file}")) else {
+        let Some(p) = support::shared(&format!("reference/sglang-cookbook/{file}")) else {
             return;
         };
-        no_panics(file, &common::read(&p), rounds, 0xD1B5_4A32_D192_ED03);
+        no_panics(file, &support::read(&p), rounds, 0xD1B5_4A32_D192_ED03);
     }
 }

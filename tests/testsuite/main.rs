@@ -1,0 +1,17 @@
+//! The integration tests: one test binary (as mdBook and ripgrep have), one
+//! module per area, sharing the fixture helpers of [`support`]. They use the
+//! library's public API and the built binary only; tests of internals live
+//! beside the code, in `src/`.
+
+mod browser;
+mod check;
+mod cli;
+mod decode_rules;
+mod diff;
+mod no_panic;
+mod preprocessor;
+mod real_data;
+mod sample_book;
+mod serve;
+mod site_build;
+mod support;

@@ -1,0 +1,261 @@
+//! The standalone builder over the sample book and fixture books: links and
+//! anchors, offline export, single file, atomic writes, HTML fragments.
+
+use crate::support;
+
+use std::path::Path;
+
+use mdbook_agentx::{BuildOptions, BuildReport, build};
+
+use crate::support::files_under;
+
+fn build_into(book: &Path, out: &Path) -> anyhow::Result<BuildReport> {
+    build(
+        book,
+        &BuildOptions {
+            dest: Some(out.to_path_buf()),
+            ..Default::default()
+        },
+    )
+}
+
+/// The whole error chain of a build that must fail.
+fn build_error(book: &Path, out: &Path) -> String {
+    format!("{:#}", build_into(book, out).unwrap_err())
+}
+
+#[test]
+fn sample_book_links_and_anchors_resolve() {
+    // `check` renders the site in memory and resolves every internal link and anchor.
+    let report = mdbook_agentx::check(&support::repo()).unwrap();
+    let links = &report.links;
+    assert!(
+        links.problems.is_empty(),
+        "{} problems, first: {:?}",
+        links.problems.len(),
+        &links.problems[..links.problems.len().min(5)]
+    );
+    eprintln!(
+        "checked {} pages, {} internal links, {} anchors",
+        links.pages, links.links, links.anchors
+    );
+    assert_eq!(links.pages, 37, "36 chapters + index.html");
+    assert!(links.links > 2000, "{links:?}");
+    // The offline export fails on any remote asset; it writes the same site.
+    let out = support::temp("links-export");
+    let report = mdbook_agentx::export_offline(&support::repo(), &out).unwrap();
+    assert_eq!(report.command_sets, 576);
+    let files = files_under(&out);
+    // Every command set has a Copy link button and its blocks Copy buttons.
+    let all: String = files
+        .iter()
+        .filter(|(p, _)| p.extension().is_some_and(|e| e == "html"))
+        .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    assert_eq!(all.matches("class=\"copy-link\"").count(), 576);
+    assert!(all.matches("class=\"copy-code\"").count() > 576 * 2);
+    // The search index names every command set.
+    let index = support::read(&out.join("search-index.js"));
+    assert_eq!(index.matches("\"k\":\"set\"").count(), 576);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
+    let book = support::mini_book("atomic-book");
+    let out = support::temp("atomic-out");
+    // A leftover of an interrupted build (its process is gone) is cleaned up
+    // by the next one; the directory of a build still running is not.
+    let staging_of = |pid: u32| {
+        out.with_file_name(format!(
+            ".{}.tmp-{pid}",
+            out.file_name().unwrap().to_string_lossy()
+        ))
+    };
+    let stale = staging_of(u32::MAX);
+    std::fs::create_dir_all(stale.join("half")).unwrap();
+    let mut running = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let live = staging_of(running.id());
+    std::fs::create_dir_all(live.join("half")).unwrap();
+    let report = build_into(&book, &out);
+    let live_kept = live.exists();
+    running.kill().unwrap();
+    running.wait().unwrap();
+    std::fs::remove_dir_all(&live).unwrap_or_default();
+    assert_eq!(report.unwrap().pages, 4);
+    assert!(!stale.exists(), "stale temporary directory removed");
+    assert!(
+        live_kept || !cfg!(target_os = "linux"),
+        "another running build's directory kept"
+    );
+    let before = std::fs::read(out.join("mini.html")).unwrap();
+    // Break the data: the build fails, names the file and path, and leaves the site as it was.
+    let data = book.join("data/mini.json");
+    let text = std::fs::read_to_string(&data).unwrap().replacen(
+        "\"kv\": \"none\", \"job\"",
+        "\"kv\": \"disk\", \"job\"",
+        1,
+    );
+    std::fs::write(&data, text).unwrap();
+    // The build decodes a data file when a directive uses it, so the message
+    // names the directive, then the file and the key.
+    let err = build_error(&book, &out);
+    let directive = err.find("src/mini.md:5:1: ").expect(&err);
+    let key = err
+        .find("mini.json: cells[0].points[0].kv: unknown variant `disk`")
+        .expect(&err);
+    assert!(directive < key, "{err}");
+    assert_eq!(std::fs::read(out.join("mini.html")).unwrap(), before);
+    let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name().to_string_lossy().contains(&format!(
+                ".{}.tmp-",
+                out.file_name().unwrap().to_string_lossy()
+            ))
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "temporary directory left behind");
+    // A missing chapter file is named with its SUMMARY line.
+    std::fs::remove_file(book.join("src/plain.md")).unwrap();
+    let err = build_error(&book, &out);
+    assert!(
+        err.contains("SUMMARY.md:4: chapter `Plain` points to"),
+        "{err}"
+    );
+    // The output directory may not be the book itself.
+    let err = build_error(&book, &book);
+    assert!(err.contains("would overwrite the book"), "{err}");
+    std::fs::remove_dir_all(&book).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn user_templates_and_assets_override_defaults() {
+    let book = support::mini_book("override-book");
+    std::fs::create_dir_all(book.join("templates")).unwrap();
+    std::fs::create_dir_all(book.join("theme")).unwrap();
+    std::fs::write(
+        book.join("templates/toc.html"),
+        "<aside class=\"my-toc\">{{ toc | length }} headings</aside>",
+    )
+    .unwrap();
+    std::fs::write(book.join("theme/book.css"), "body { color: red }").unwrap();
+    std::fs::write(book.join("theme/extra.svg"), "<svg/>").unwrap();
+    let out = support::temp("override-out");
+    build_into(&book, &out).unwrap();
+    let page = std::fs::read_to_string(out.join("mini.html")).unwrap();
+    assert!(
+        page.contains("<aside class=\"my-toc\">"),
+        "custom toc template used"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("theme/book.css")).unwrap(),
+        "body { color: red }"
+    );
+    assert!(out.join("theme/extra.svg").exists());
+    assert!(out.join("theme/book.js").exists(), "defaults still there");
+    // A broken template is reported by name.
+    std::fs::write(book.join("templates/page.html"), "{% if %}").unwrap();
+    let err = build_error(&book, &out);
+    assert!(err.contains("templates/page.html"), "{err}");
+    std::fs::remove_dir_all(&book).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn offline_export_refuses_remote_assets_and_leaves_nothing_behind() {
+    let book = support::mini_book("export-remote");
+    let out = support::temp("export-remote-out");
+    let report = mdbook_agentx::export_offline(&book, &out).unwrap();
+    assert_eq!(report.pages, 4);
+    assert!(report.files > 4 && report.bytes > 0);
+    let before = files_under(&out);
+    // A stylesheet that fetches a font: the export fails and keeps the old site.
+    std::fs::create_dir_all(book.join("theme")).unwrap();
+    std::fs::write(
+        book.join("theme/book.css"),
+        "@import url(\"https://fonts.example.com/css?family=Inter\");\nbody { margin: 0 }\n",
+    )
+    .unwrap();
+    let err = format!(
+        "{:#}",
+        mdbook_agentx::export_offline(&book, &out).unwrap_err()
+    );
+    assert!(
+        err.contains("would load 1 remote asset(s)")
+            && err.contains("theme/book.css: remote url() in stylesheet"),
+        "{err}"
+    );
+    assert_eq!(files_under(&out), before);
+    let leftovers = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".agentx-export-remote-out")
+        })
+        .count();
+    assert_eq!(leftovers, 0, "no staging directory left");
+}
+
+/// Regression: generated deployment chapters were walked again for
+/// directives, so text from the data (a setup reason) that looked like a
+/// directive failed the build with an error in a chapter that is not on disk
+/// (`src/mini/mini-fp8-h200-….md:45:65: a directive must stand on its own
+/// line`), or would have been expanded there. Generated Markdown is now final.
+#[test]
+fn directive_text_from_data_is_not_expanded_in_generated_chapters() {
+    let book = support::mini_book("data-directive");
+    let data = book.join("data/mini.json");
+    let text = support::read(&data).replacen(
+        "\"reason\": \"persistence mode\"",
+        "\"reason\": \"see <<agentx page=\\\"Mini-Test\\\">>\"",
+        1,
+    );
+    assert!(text.contains("see <<agentx"), "fixture changed");
+    std::fs::write(&data, text).unwrap();
+    let out = support::temp("data-directive-out");
+    let report = build_into(&book, &out).unwrap();
+    assert_eq!(report.pages, 4);
+    let files = files_under(&out);
+    let shown = files
+        .iter()
+        .filter(|(_, b)| String::from_utf8_lossy(b).contains("see &lt;"))
+        .count();
+    assert!(shown > 0, "the reason is still shown");
+    for (path, bytes) in &files {
+        let html = String::from_utf8_lossy(bytes);
+        // One section per directive of mini.md, and none in deployment pages.
+        let sections = html.matches("id=\"agentic-long-context-deployment").count();
+        assert!(
+            sections == 0 || path == Path::new("mini.html") || path == Path::new("index.html"),
+            "{} holds {sections} sections",
+            path.display()
+        );
+    }
+}
+
+/// Regression: a file named like the manifest in the source directory
+/// replaced the real manifest in the built site.
+#[test]
+fn source_files_never_replace_generated_files() {
+    let book = support::mini_book("static-clash");
+    std::fs::write(book.join("src/agentx-manifest.json"), "{\"stale\": true}").unwrap();
+    std::fs::write(book.join("src/picture.svg"), "<svg/>").unwrap();
+    let out = support::temp("static-clash-out");
+    let report = build_into(&book, &out).unwrap();
+    let manifest = support::read(&out.join("agentx-manifest.json"));
+    assert!(manifest.contains("\"command_sets\""), "{manifest}");
+    assert_eq!(support::read(&out.join("picture.svg")), "<svg/>");
+    assert_eq!(
+        report.files,
+        files_under(&out).len(),
+        "each file counted once"
+    );
+}
