@@ -1,0 +1,306 @@
+//! The decoder: blocks materialized from `ref`/`from`/`envRef`, point
+//! patches applied, then every (point, router, tier) of a cell as a command set.
+
+use std::collections::HashMap;
+
+use anyhow::{Result, anyhow, bail};
+
+use super::*;
+use crate::data::{AgentxData, Block, Cell, EncodedBlock, KvTier, Patch, Router};
+use crate::util::text::slug;
+
+pub(super) struct Decoder<'a> {
+    data: &'a AgentxData,
+    /// Materialized point-0 blocks per (cell, router).
+    cache: HashMap<(usize, Router), Vec<Block>>,
+}
+
+impl<'a> Decoder<'a> {
+    pub(super) fn new(data: &'a AgentxData) -> Self {
+        Decoder {
+            data,
+            cache: HashMap::new(),
+        }
+    }
+
+    fn cell(&self, ci: usize) -> Result<&'a Cell> {
+        self.data.cells.get(ci).ok_or_else(|| {
+            anyhow!(
+                "there is no cells[{ci}]: the file has {} cells",
+                self.data.cells.len()
+            )
+        })
+    }
+
+    /// Point 0's blocks for a router, with `ref`/`from`/`envRef` resolved.
+    fn materialize(
+        &mut self,
+        ci: usize,
+        router: Router,
+        stack: &mut Vec<(usize, Router)>,
+    ) -> Result<Vec<Block>> {
+        if let Some(b) = self.cache.get(&(ci, router)) {
+            return Ok(b.clone());
+        }
+        if stack.contains(&(ci, router)) {
+            let chain: Vec<String> = stack
+                .iter()
+                .chain(std::iter::once(&(ci, router)))
+                .map(|(c, r)| format!("cells[{c}].routers.{r}"))
+                .collect();
+            bail!("cycle of refs: {}", chain.join(" → "));
+        }
+        let cell = self.cell(ci)?;
+        let rd = cell.routers.get(&router).ok_or_else(|| {
+            anyhow!(
+                "cells[{ci}] (`{}`) has no router `{router}`; it has: {}",
+                cell.id,
+                router_list(cell)
+            )
+        })?;
+        stack.push((ci, router));
+        let mut out = Vec::with_capacity(rd.blocks.len());
+        for (bi, eb) in rd.blocks.iter().enumerate() {
+            let path = format!("cells[{ci}].routers.{router}.blocks[{bi}]");
+            let b = self
+                .resolve(ci, eb, stack)
+                .map_err(|e| anyhow!("{path}: {e:#}"))?;
+            out.push(b);
+        }
+        stack.pop();
+        for (bi, b) in out.iter_mut().enumerate() {
+            self.resolve_env_ref(b)
+                .map_err(|e| anyhow!("cells[{ci}].routers.{router}.blocks[{bi}].envRef: {e}"))?;
+        }
+        self.cache.insert((ci, router), out.clone());
+        Ok(out)
+    }
+
+    fn resolve_env_ref(&self, b: &mut Block) -> Result<()> {
+        if let Some(i) = b.env_ref.take() {
+            b.env = self.data.envs.get(i).cloned().ok_or_else(|| {
+                anyhow!(
+                    "envRef {i} points past the end of `envs` ({} entries)",
+                    self.data.envs.len()
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Resolves an encoded block in the context of cell `ci`.
+    fn resolve(
+        &mut self,
+        ci: usize,
+        eb: &EncodedBlock,
+        stack: &mut Vec<(usize, Router)>,
+    ) -> Result<Block> {
+        match eb {
+            EncodedBlock::Full(b) => Ok((**b).clone()),
+            EncodedBlock::Ref {
+                cell,
+                router,
+                block,
+                edit,
+            } => {
+                if *cell >= self.data.cells.len() {
+                    bail!(
+                        "ref: [{cell}, \"{router}\", {block}] names cells[{cell}], but the file has {} cells",
+                        self.data.cells.len()
+                    );
+                }
+                let base = self
+                    .materialize(*cell, *router, stack)
+                    .map_err(|e| anyhow!("ref: {e:#}"))?;
+                let b = base.get(*block).ok_or_else(|| {
+                    anyhow!(
+                        "ref: [{cell}, \"{router}\", {block}] names block {block}, but cells[{cell}].routers.{router} has {} blocks",
+                        base.len()
+                    )
+                })?;
+                apply_edit(b, edit)
+            }
+            EncodedBlock::From { block, edit } => {
+                let submitted = self.cell(ci)?.submitted;
+                let base = self
+                    .materialize(ci, submitted, stack)
+                    .map_err(|e| anyhow!("from: {e:#}"))?;
+                let b = base.get(*block).ok_or_else(|| {
+                    anyhow!(
+                        "from: {block} names block {block} of the submitted router `{submitted}`, which has {} blocks",
+                        base.len()
+                    )
+                })?;
+                apply_edit(b, edit)
+            }
+        }
+    }
+
+    /// Point `pi`'s blocks for a router: point 0's with the point's patch applied.
+    fn point_blocks(&mut self, ci: usize, pi: usize, router: Router) -> Result<Vec<Block>> {
+        let base = self.materialize(ci, router, &mut Vec::new())?;
+        let cell = self.cell(ci)?;
+        let point = &cell.points[pi];
+        let Some(patches) = &point.patch else {
+            return Ok(base);
+        };
+        for r in patches.keys() {
+            if !cell.routers.contains_key(r) {
+                bail!(
+                    "cells[{ci}].points[{pi}].patch.{r}: the cell has no router `{r}` (it has: {})",
+                    router_list(cell)
+                );
+            }
+        }
+        let path = format!("cells[{ci}].points[{pi}].patch.{router}");
+        match patches.get(&router) {
+            None | Some(None) => Ok(base),
+            Some(Some(Patch::Replace(list))) => {
+                let mut out = Vec::with_capacity(list.len());
+                for (bi, eb) in list.iter().enumerate() {
+                    let mut b = self
+                        .resolve(ci, eb, &mut Vec::new())
+                        .map_err(|e| anyhow!("{path}.replace[{bi}]: {e:#}"))?;
+                    self.resolve_env_ref(&mut b)
+                        .map_err(|e| anyhow!("{path}.replace[{bi}].envRef: {e}"))?;
+                    out.push(b);
+                }
+                Ok(out)
+            }
+            Some(Some(Patch::PerBlock(diffs))) => {
+                if diffs.len() > base.len() {
+                    bail!(
+                        "{path}: the patch list has {} entries but point 0 has {} blocks for \
+                         router `{router}`; expected at most one diff (or null) per block",
+                        diffs.len(),
+                        base.len()
+                    );
+                }
+                let mut out = base;
+                for (bi, d) in diffs.iter().enumerate() {
+                    if let Some(d) = d {
+                        apply_diff(&mut out[bi], d);
+                        self.resolve_env_ref(&mut out[bi])
+                            .map_err(|e| anyhow!("{path}[{bi}].block.envRef: {e}"))?;
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    pub(super) fn deployment(&mut self, ci: usize) -> Result<Deployment> {
+        let data = self.data;
+        let cell = self.cell(ci)?;
+        validate_cell(data, ci)?;
+        let point0 = &cell.points[0];
+        let status = Status::measured(point_status(cell, point0, ci, 0)?, point_pr(cell, point0));
+        let base = self.point_blocks(ci, 0, cell.submitted)?;
+        let detail = detail_label(cell, &base);
+        let mut measured: Vec<KvTier> = cell.points.iter().map(|p| p.kv).collect();
+        measured.sort();
+        measured.dedup();
+        let available: Vec<KvTier> = KvTier::ALL
+            .into_iter()
+            .filter(|t| cell.kv.available.contains(t))
+            .collect();
+        let mut command_sets = Vec::new();
+        for (pi, point) in cell.points.iter().enumerate() {
+            let run_status = point_status(cell, point, ci, pi)?;
+            let provenance = provenance(data, cell, point);
+            for (&router, router_data) in &cell.routers {
+                let blocks = self.point_blocks(ci, pi, router)?;
+                for &tier in &available {
+                    let blocks = kv_transform(data, cell, &blocks, point.kv, tier, router)
+                        .map_err(|e| {
+                            anyhow!("cells[{ci}].points[{pi}] ({router}, {tier}): {e:#}")
+                        })?;
+                    let status = if router == cell.submitted && tier == point.kv {
+                        Status::measured(run_status, point_pr(cell, point))
+                    } else {
+                        Status::Derived
+                    };
+                    let (processes, loose_files) =
+                        processes_for(data, &blocks, router, &router_data.files)
+                            .map_err(|e| anyhow!("cells[{ci}].routers.{router}: {e:#}"))?;
+                    let placeholders = placeholders_in(&processes, &loose_files);
+                    let notes = notes_for(
+                        data,
+                        cell,
+                        point,
+                        router,
+                        tier,
+                        &status,
+                        run_status,
+                        &blocks,
+                        &placeholders,
+                    );
+                    command_sets.push(CommandSet {
+                        cell_id: cell.id.clone(),
+                        point: pi,
+                        concs: point.concs.clone(),
+                        router,
+                        tier,
+                        measured: point.kv,
+                        status,
+                        anchor: command_set_anchor(&cell.id, &point.concs, tier, router),
+                        processes,
+                        loose_files,
+                        placeholders,
+                        notes,
+                        provenance: provenance.clone(),
+                        image: image_info(cell),
+                    });
+                }
+            }
+        }
+        Ok(Deployment {
+            cell_id: cell.id.clone(),
+            config_key: cell.config_key.clone(),
+            hw: cell.hw.clone(),
+            hw_label: hardware_label(data, &cell.hw),
+            ckpt: cell.ckpt.clone(),
+            ckpt_label: checkpoint_label(data, &cell.ckpt),
+            label: cell.label.clone(),
+            detail,
+            gpus: cell.gpus,
+            concs: cell.points.iter().map(|p| p.concs.clone()).collect(),
+            submitted: cell.submitted,
+            measured,
+            available,
+            unavailable: KvTier::ALL
+                .into_iter()
+                .filter(|t| !cell.kv.available.contains(t))
+                .map(|t| {
+                    let reason = cell
+                        .kv
+                        .unavailable
+                        .get(&t)
+                        .cloned()
+                        .unwrap_or_else(|| "not offered for this configuration".into());
+                    UnavailableTier { tier: t, reason }
+                })
+                .collect(),
+            hicache: cell.kv.hicache.as_ref().map(|h| KvDonor {
+                donor: h.donor.clone(),
+                donor_hardware: hardware_label(data, &h.donor_hardware),
+                args: h.args.clone(),
+            }),
+            routers: cell.routers.keys().copied().collect(),
+            status,
+            provenance: provenance(data, cell, point0),
+            image: image_info(cell),
+            anchor: slug(&cell.id),
+            command_sets,
+        })
+    }
+}
+
+pub(super) fn router_list(cell: &Cell) -> String {
+    let v: Vec<&str> = cell.routers.keys().map(|r| r.id()).collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}

@@ -1,0 +1,54 @@
+//! Labels from the data: chip details, hardware and checkpoint labels, image.
+
+use super::*;
+use crate::data::{AgentxData, Block, BlockKind, Cell};
+
+/// Chip detail: the data's, else `DFlash N` read from the worker flags.
+pub(crate) fn detail_label(cell: &Cell, blocks: &[Block]) -> Option<String> {
+    if let Some(d) = cell.detail.as_deref().filter(|d| !d.trim().is_empty()) {
+        return Some(d.to_string());
+    }
+    let worker = blocks.iter().find(|b| b.kind == BlockKind::Worker)?;
+    let value = |flag: &str| {
+        worker
+            .args
+            .iter()
+            .find(|a| a.flag == flag)
+            .and_then(|a| a.values.first())
+            .map(String::as_str)
+    };
+    if value("--speculative-algorithm")?.eq_ignore_ascii_case("DFLASH") {
+        let n = value("--speculative-num-draft-tokens")?;
+        return Some(format!("DFlash {n}"));
+    }
+    None
+}
+
+/// The data's label for a hardware id (`gb300` → `GB300`).
+pub(crate) fn hardware_label(data: &AgentxData, hw: &str) -> String {
+    data.hardware
+        .iter()
+        .find(|h| h.id == hw)
+        .map(|h| h.label.clone())
+        .unwrap_or_else(|| hw.to_uppercase())
+}
+
+pub(super) fn checkpoint_label(data: &AgentxData, ckpt: &str) -> String {
+    match data
+        .checkpoints
+        .iter()
+        .find(|c| c.id == ckpt)
+        .and_then(|c| c.precision.as_deref())
+    {
+        Some(p) => format!("{ckpt} ({})", p.to_uppercase()),
+        None => ckpt.to_string(),
+    }
+}
+
+pub(super) fn image_info(cell: &Cell) -> ImageInfo {
+    ImageInfo {
+        image: cell.image.clone(),
+        status: cell.image_status,
+        commit: cell.image_commit.clone(),
+    }
+}
