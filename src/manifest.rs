@@ -58,8 +58,8 @@ impl ManifestEntry {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 /// A build's `agentx-manifest.json`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Manifest {
     /// `mdbook-agentx <version>`.
     pub generator: String,
@@ -168,8 +168,8 @@ pub struct PageDiff {
     pub changed: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
 /// A comparison of two manifests, per page.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct ManifestDiff {
     /// Pages in name order.
     pub pages: Vec<PageDiff>,

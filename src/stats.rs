@@ -4,8 +4,8 @@ use serde::Serialize;
 
 use crate::decode::DecodedPage;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 /// Counts of one page (a data file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PageStats {
     /// Page name.
     pub page: String,

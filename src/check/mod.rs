@@ -336,8 +336,8 @@ impl std::fmt::Display for TierProblem {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
 /// Links and anchors of the built site.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct LinkReport {
     /// HTML pages checked.
     pub pages: usize,
@@ -349,8 +349,8 @@ pub struct LinkReport {
     pub problems: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
 /// Everything `check` found; [`CheckReport::ok`] says whether it passes.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckReport {
     /// Per image and entry point: command lines that parse.
     pub images: Vec<ImageTally>,

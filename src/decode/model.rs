@@ -29,8 +29,8 @@ pub struct Process {
     pub files: Vec<ConfigFile>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
 /// A config file a command reads (`nats.conf`, `nginx.conf`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigFile {
     /// File name, as the command names it.
     pub name: String,
@@ -38,8 +38,8 @@ pub struct ConfigFile {
     pub content: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
 /// A value the reader fills in (`$NODE_IP`), listed under Env Vars.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placeholder {
     /// Without the `$`.
     pub name: String,
@@ -72,8 +72,8 @@ pub struct Provenance {
     pub date: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
 /// The container image of a deployment.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageInfo {
     /// Image reference (`lmsysorg/sglang:…`).
     pub image: String,

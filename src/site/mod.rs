@@ -31,8 +31,8 @@ use crate::preprocess::{self, Residency};
 /// What the build writes besides pages.
 pub(crate) const SEARCH_INDEX: &str = "search-index.js";
 
-#[derive(Debug, Clone, Default)]
 /// How [`build`] builds.
+#[derive(Debug, Clone, Default)]
 pub struct BuildOptions {
     /// Output directory; default: `[build] build-dir` of `book.toml`.
     pub dest: Option<PathBuf>,

@@ -1,0 +1,22 @@
+//! The AgentX data format: serde types for the whole schema, and loading from
+//! JSON or from the JS module form (`export const agentx = {...};`).
+//!
+//! Both schema generations are accepted: the older one carries provenance on
+//! every point (`runUrl`, `prUrl`, `status`, …), the newer one on the cell
+//! (`cell.prov`). Fields that change a command (blocks, diffs, patches) reject
+//! unknown keys, because ignoring one would print a wrong command. Descriptive
+//! fields elsewhere tolerate unknown keys so a newer generator still loads;
+//! every ignored key is reported in [`Loaded::ignored`] so nothing is dropped
+//! silently.
+//!
+//! May use: `util` only.
+
+mod block;
+mod ids;
+mod load;
+mod schema;
+
+pub use self::block::*;
+pub use self::ids::*;
+pub(crate) use self::load::*;
+pub use self::schema::*;
