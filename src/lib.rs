@@ -24,9 +24,9 @@ mod check;
 mod data;
 mod decode;
 mod diff;
-mod directive;
+
 mod manifest;
-mod preprocess;
+mod preprocessor;
 mod render;
 mod serve;
 mod shell;
@@ -50,7 +50,7 @@ pub use crate::diff::{load_side as load_manifest, table as diff_table, verbose a
 pub use crate::manifest::{
     MANIFEST, Manifest, ManifestDiff, ManifestEntry, PageDiff, compare as compare_manifests,
 };
-pub use crate::preprocess::{
+pub use crate::preprocessor::{
     AgentxPreprocessor, DeploymentChapter, Expanded, Library, OnError, expand_chapter,
     run_protocol, supports as supports_renderer,
 };

@@ -13,7 +13,7 @@ use serde::Serialize;
 use self::registry::{ArgProblem, Registry, Severity, check_args};
 use crate::data::{Arg, KvTier};
 use crate::decode::{CommandSet, is_kv_flag};
-use crate::preprocess::Library;
+use crate::preprocessor::Library;
 use crate::site::book::BookDir;
 use crate::site::links::{self, LinkStats};
 use crate::site::{BuildOptions, Site};

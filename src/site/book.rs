@@ -9,7 +9,7 @@ use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 use mdbook_summary::{Link, SummaryItem, parse_summary};
 use serde::Deserialize;
 
-use crate::preprocess::AgentxConfig;
+use crate::preprocessor::AgentxConfig;
 
 /// `book.toml`, the parts this tool reads. Other tables (mdBook's renderers and
 /// preprocessors) are allowed and ignored.

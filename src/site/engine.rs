@@ -16,7 +16,7 @@ use anyhow::{Result, anyhow};
 use super::book::BookDir;
 use super::theme::Theme;
 use super::{BuildOptions, RenderCache, Rendered, Site};
-use crate::preprocess::Library;
+use crate::preprocessor::Library;
 
 /// What a changed path means for the next rebuild.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -26,7 +26,7 @@ use self::book::BookDir;
 use self::highlight::escape_html;
 use self::markdown::{Heading, LinkMode, RenderedMarkdown};
 use self::theme::Theme;
-use crate::preprocess::{self, Residency};
+use crate::preprocessor::{self, Residency};
 
 /// What the build writes besides pages.
 pub(crate) const SEARCH_INDEX: &str = "search-index.js";
@@ -276,7 +276,7 @@ impl Site {
     /// Reads the chapters of an opened book and runs the preprocessor on them,
     /// with the data library `lib` (loaded on first use, then reused), keeping
     /// every command set for the manifest.
-    pub(crate) fn expand(dir: BookDir, lib: &mut Option<preprocess::Library>) -> Result<Site> {
+    pub(crate) fn expand(dir: BookDir, lib: &mut Option<preprocessor::Library>) -> Result<Site> {
         let mut manifest = Vec::new();
         let mut site = Site::expand_with(dir, lib, Residency::Resident, &mut |sets| {
             manifest.extend(sets);
@@ -297,14 +297,14 @@ impl Site {
     /// `command_sets` zero: the caller counts).
     pub(crate) fn expand_with(
         dir: BookDir,
-        lib: &mut Option<preprocess::Library>,
+        lib: &mut Option<preprocessor::Library>,
         residency: Residency,
-        sets: &mut preprocess::ManifestSink<'_>,
+        sets: &mut preprocessor::ManifestSink<'_>,
     ) -> Result<Site> {
         let root = dir.root.clone();
         let mut book = dir.load_book()?;
         // Directives left unexpanded were reported as they were met.
-        preprocess::expand_book(
+        preprocessor::expand_book(
             &mut book,
             &root,
             &dir.config.book.src,

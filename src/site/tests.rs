@@ -54,7 +54,7 @@ fn single_file_keeps_anchors_unique_and_links_inside() {
 /// builder renders it (heading with Copy link, status, notes, env, blocks).
 #[test]
 fn html_fragment_snapshots() {
-    let lib = crate::preprocess::Library::load(&support::fixture(""), Path::new("data")).unwrap();
+    let lib = crate::preprocessor::Library::load(&support::fixture(""), Path::new("data")).unwrap();
     let page = lib.page("Mini-Test").unwrap();
     let set = page
         .command_sets()
@@ -63,12 +63,12 @@ fn html_fragment_snapshots() {
     let md = crate::render::command_set_markdown(set);
     let r = render(&md, Path::new("m/x.md"), &LinkMode::Pages);
     insta::assert_snapshot!("html_command_set", r.html);
-    let out = crate::preprocess::expand_chapter(
+    let out = crate::preprocessor::expand_chapter(
         "# M\n\n<<agentx page=\"Mini-Test\" hardware=\"gb300\">>\n",
         Path::new("m.md"),
         "m.md",
         &lib,
-        crate::preprocess::OnError::Fail,
+        crate::preprocessor::OnError::Fail,
     )
     .unwrap();
     let r = render(&out.content, Path::new("m.md"), &LinkMode::Pages);

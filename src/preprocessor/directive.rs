@@ -9,25 +9,8 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
+use super::parse::{CLOSE, Directive, DirectiveError, OPEN, parse};
 use crate::util::markdown::markdown_options;
-
-const OPEN: &str = "<<agentx";
-const CLOSE: &str = ">>";
-
-/// The attributes a directive may carry.
-pub(crate) const ATTRIBUTES: [&str; 4] = ["page", "hardware", "level", "data"];
-
-/// A parsed directive.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Directive {
-    pub page: Option<String>,
-    /// Hardware ids to keep (`hardware="b200,gb200"`).
-    pub hardware: Option<Vec<String>>,
-    /// Heading level of the section.
-    pub level: Option<u8>,
-    /// Data file to use instead of looking the page up, relative to the book root.
-    pub data: Option<String>,
-}
 
 /// Where a directive sits, for messages (1-based, column in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +23,7 @@ pub(crate) struct Position {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Found {
     /// A directive on its own line, or the error that makes it unusable.
-    Directive(Result<Directive, String>),
+    Directive(Result<Directive, DirectiveError>),
     /// `\<<agentx …>>`: shown literally, without the backslash.
     Escaped,
 }
@@ -151,15 +134,15 @@ pub(crate) fn find(chapter: &str) -> Vec<Occurrence> {
                 .find('\n')
                 .map_or(chapter.len(), |i| start + i);
             let (end, parsed) = match parse(&chapter[start..para.end]) {
-                Ok((d, len)) => (start + len, Ok(d)),
+                Ok(p) => (start + p.len, Ok(p.directive)),
                 // A broken directive covers the rest of its line (up to `>>` when
                 // there is one), so `on-error = "warn"` shows all of it.
-                Err((msg, _)) => {
+                Err(e) => {
                     let rest = &chapter[start..line_of_start_end];
                     let end = rest
                         .find(CLOSE)
                         .map_or(line_of_start_end, |i| start + i + CLOSE.len());
-                    (end.max(start + OPEN.len()), Err(msg))
+                    (end.max(start + OPEN.len()), Err(e.error))
                 }
             };
             from = from.max(end);
@@ -182,11 +165,7 @@ pub(crate) fn find(chapter: &str) -> Vec<Occurrence> {
             let found = if escaped {
                 Found::Escaped
             } else if !own_line_before || (parsed.is_ok() && !after.trim().is_empty()) {
-                Found::Directive(Err(
-                    "a directive must stand on its own line; move it to a line of its own (or \
-                     write `\\<<agentx …>>` to show it literally)"
-                        .into(),
-                ))
+                Found::Directive(Err(DirectiveError::NotOnOwnLine))
             } else {
                 Found::Directive(parsed)
             };
@@ -206,127 +185,6 @@ pub(crate) fn find(chapter: &str) -> Vec<Occurrence> {
     }
     out.sort_by_key(|o| o.range.start);
     out
-}
-
-/// Parses `<<agentx name="value" …>>` at the start of `s`. Returns the
-/// directive and its length, or a message and how far parsing got.
-pub(crate) fn parse(s: &str) -> Result<(Directive, usize), (String, usize)> {
-    debug_assert!(s.starts_with(OPEN));
-    let mut d = Directive::default();
-    let mut seen: Vec<String> = Vec::new();
-    let mut i = OPEN.len();
-    let bytes = s.as_bytes();
-    let skip_ws = |mut i: usize| {
-        while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
-            i += 1;
-        }
-        i
-    };
-    loop {
-        i = skip_ws(i);
-        if s[i..].starts_with(CLOSE) {
-            i += CLOSE.len();
-            break;
-        }
-        if i >= s.len() || bytes[i] == b'\n' || bytes[i] == b'\r' {
-            return Err(("missing `>>` at the end of the directive".into(), i));
-        }
-        let name_start = i;
-        while i < bytes.len()
-            && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'-' || bytes[i] == b'_')
-        {
-            i += 1;
-        }
-        if i == name_start {
-            let ch = s[i..].chars().next().unwrap_or(' ');
-            return Err((
-                format!(
-                    "unexpected `{ch}`; expected an attribute like page=\"Model-Name\" or `>>`"
-                ),
-                i,
-            ));
-        }
-        let name = &s[name_start..i];
-        if !ATTRIBUTES.contains(&name) {
-            return Err((
-                format!(
-                    "unknown attribute `{name}`; expected one of: {}",
-                    ATTRIBUTES.join(", ")
-                ),
-                name_start,
-            ));
-        }
-        if seen.iter().any(|n| n == name) {
-            return Err((format!("attribute `{name}` is given twice"), name_start));
-        }
-        seen.push(name.to_string());
-        i = skip_ws(i);
-        if bytes.get(i) != Some(&b'=') {
-            return Err((format!("expected `=` after `{name}`"), i));
-        }
-        i = skip_ws(i + 1);
-        let quote = match bytes.get(i) {
-            Some(q @ (b'"' | b'\'')) => *q,
-            _ => {
-                return Err((
-                    format!("the value of `{name}` must be in double quotes: {name}=\"…\""),
-                    i,
-                ));
-            }
-        };
-        let value_start = i + 1;
-        let Some(len) = s[value_start..].find(|c: char| c as u32 == quote as u32 || c == '\n')
-        else {
-            return Err((format!("unterminated quote in `{name}`"), i));
-        };
-        if bytes[value_start + len] == b'\n' {
-            return Err((format!("unterminated quote in `{name}`"), i));
-        }
-        let value = s[value_start..value_start + len].to_string();
-        i = value_start + len + 1;
-        match name {
-            "page" => d.page = Some(value),
-            "data" => d.data = Some(value),
-            "hardware" => {
-                let hw: Vec<String> = value
-                    .split(',')
-                    .map(|h| h.trim().to_ascii_lowercase())
-                    .filter(|h| !h.is_empty())
-                    .collect();
-                if hw.is_empty() {
-                    return Err((
-                        "`hardware` is empty; expected ids like \"b200,gb200\"".into(),
-                        value_start,
-                    ));
-                }
-                d.hardware = Some(hw);
-            }
-            "level" => match value.parse::<u8>() {
-                Ok(l @ 1..=5) => d.level = Some(l),
-                _ => {
-                    return Err((
-                        format!("`level` must be a heading level from 1 to 5, not `{value}`"),
-                        value_start,
-                    ));
-                }
-            },
-            _ => unreachable!("checked against ATTRIBUTES"),
-        }
-        if !matches!(bytes.get(i), Some(b' ' | b'\t') | Some(b'>')) {
-            if i >= bytes.len() {
-                return Err(("missing `>>` at the end of the directive".into(), i));
-            }
-            let ch = s[i..].chars().next().unwrap_or(' ');
-            return Err((format!("unexpected `{ch}` after the value of `{name}`"), i));
-        }
-    }
-    if d.page.is_none() && d.data.is_none() {
-        return Err((
-            "missing `page`: write <<agentx page=\"Model-Name\">> (or give data=\"file\")".into(),
-            i,
-        ));
-    }
-    Ok((d, i))
 }
 
 /// Replaces occurrences with their texts, from the end so offsets stay valid.
@@ -386,72 +244,6 @@ pub(crate) fn literal_text(source: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn dir(page: &str) -> Directive {
-        Directive {
-            page: Some(page.into()),
-            ..Directive::default()
-        }
-    }
-
-    #[test]
-    fn parse_table() {
-        let ok: &[(&str, Directive)] = &[
-            ("<<agentx page=\"Qwen3.5\">>", dir("Qwen3.5")),
-            ("<<agentx   page='Qwen3.5'  >>", dir("Qwen3.5")),
-            (
-                "<<agentx page=\"X\" hardware=\"B200, gb200\" level=\"3\" data=\"a/b.json\">>",
-                Directive {
-                    page: Some("X".into()),
-                    hardware: Some(vec!["b200".into(), "gb200".into()]),
-                    level: Some(3),
-                    data: Some("a/b.json".into()),
-                },
-            ),
-            (
-                "<<agentx data=\"x.json\">>",
-                Directive {
-                    data: Some("x.json".into()),
-                    ..Directive::default()
-                },
-            ),
-            (
-                "<<agentx page=\"Muse Spark Open\">>",
-                dir("Muse Spark Open"),
-            ),
-            ("<<agentx page=\"a>>b\">>", dir("a>>b")),
-        ];
-        for (src, want) in ok {
-            let (d, len) = parse(src).unwrap_or_else(|e| panic!("{src}: {e:?}"));
-            assert_eq!(&d, want, "{src}");
-            assert_eq!(len, src.len(), "{src}");
-        }
-        let bad: &[(&str, &str, usize)] = &[
-            ("<<agentx page=Qwen>>", "must be in double quotes", 14),
-            ("<<agentx page=\"Qwen>>", "unterminated quote in `page`", 14),
-            (
-                "<<agentx pgae=\"Qwen\">>",
-                "unknown attribute `pgae`; expected one of: page, hardware, level, data",
-                9,
-            ),
-            ("<<agentx page=\"a\" page=\"b\">>", "given twice", 18),
-            ("<<agentx page \"a\">>", "expected `=` after `page`", 14),
-            ("<<agentx page=\"a\"", "missing `>>`", 17),
-            (
-                "<<agentx page=\"a\"x>>",
-                "unexpected `x` after the value of `page`",
-                17,
-            ),
-            ("<<agentx level=\"9\" page=\"a\">>", "from 1 to 5", 16),
-            ("<<agentx hardware=\"b200\">>", "missing `page`", 26),
-            ("<<agentx page=\"a\" ,>>", "unexpected `,`", 18),
-        ];
-        for (src, msg, at) in bad {
-            let (m, pos) = parse(src).expect_err(src);
-            assert!(m.contains(msg), "{src}: {m}");
-            assert_eq!(pos, *at, "{src}: {m}");
-        }
-    }
 
     fn kinds(chapter: &str) -> Vec<(usize, usize, &'static str)> {
         find(chapter)

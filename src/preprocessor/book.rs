@@ -1,0 +1,147 @@
+//! Expanding every chapter of a book on all cores, then putting the
+//! expansions and their deployment chapters back in reading order.
+
+use std::path::Path;
+
+use anyhow::Result;
+use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
+
+use super::*;
+use crate::manifest::ManifestEntry;
+
+/// A chapter expanded by [`expand_book`], waiting to go back into the book.
+struct ExpandedJob {
+    /// Index of the chapter in a pre-order walk of the book.
+    order: usize,
+    content: String,
+    chapters: Vec<DeploymentChapter>,
+}
+
+/// A chapter to expand: its Markdown, path, and name in messages.
+struct Job<'a> {
+    /// Index of the chapter in a pre-order walk of the book.
+    order: usize,
+    content: &'a str,
+    path: &'a Path,
+    display: String,
+}
+
+/// Chapters holding a directive, in reading order.
+fn jobs_in<'a>(items: &'a [BookItem], src_dir: &Path, order: &mut usize, jobs: &mut Vec<Job<'a>>) {
+    for item in items {
+        let BookItem::Chapter(ch) = item else {
+            continue;
+        };
+        if let Some(path) = &ch.path
+            && !directive::find(&ch.content).is_empty()
+        {
+            let source = ch.source_path.as_ref().unwrap_or(path);
+            jobs.push(Job {
+                order: *order,
+                content: &ch.content,
+                path,
+                display: src_dir.join(source).display().to_string(),
+            });
+        }
+        *order += 1;
+        jobs_in(&ch.sub_items, src_dir, order, jobs);
+    }
+}
+
+/// Where expansion sends the command sets of each chapter, in reading order.
+pub(crate) type ManifestSink<'a> = dyn FnMut(Vec<ManifestEntry>) -> Result<()> + 'a;
+
+/// Expands directives in every chapter of an mdBook book, adding deployment
+/// chapters; returns the directives left unexpanded (`on-error = "warn"`).
+///
+/// `lib` holds the data: when empty, it is opened with `residency` on the
+/// first directive; callers that rebuild (serve, watch) keep it. The command
+/// sets of each chapter go to `sets` as soon as a batch of chapters is done,
+/// so a large book never holds every set's text at once. Chapters expand on
+/// all cores; errors and warnings come in reading order. Warnings are
+/// printed to stderr as they come, and returned for reports.
+pub(crate) fn expand_book(
+    book: &mut Book,
+    root: &Path,
+    src_dir: &Path,
+    cfg: &AgentxConfig,
+    lib: &mut Option<Library>,
+    residency: Residency,
+    sets: &mut ManifestSink<'_>,
+) -> Result<Vec<String>> {
+    let mut jobs = Vec::new();
+    jobs_in(&book.items, src_dir, &mut 0, &mut jobs);
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    if lib.is_none() {
+        *lib = Some(Library::open(root, &cfg.data_dir, residency)?);
+    }
+    let library = lib.as_ref().expect("opened above");
+    let mut warnings = Vec::new();
+    let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
+    // Batches of a few chapters per core bound how many sets wait for `sets`.
+    let batch = 4 * crate::util::parallel::workers_for(jobs.len());
+    for chunk in jobs.chunks(batch) {
+        let expanded = crate::util::parallel::map(chunk, |job| {
+            expand_chapter(job.content, job.path, &job.display, library, cfg.on_error)
+        })?;
+        for (job, e) in chunk.iter().zip(expanded) {
+            // Printed here, once and in reading order, for every command.
+            for w in &e.warnings {
+                eprintln!("warning: {w}");
+            }
+            warnings.extend(e.warnings);
+            sets(e.manifest)?;
+            results.push(ExpandedJob {
+                order: job.order,
+                content: e.content,
+                chapters: e.subchapters,
+            });
+        }
+    }
+    drop(jobs);
+    let mut results = results.into_iter().peekable();
+    apply_expansions(&mut book.items, &mut 0, &mut results);
+    Ok(warnings)
+}
+
+/// Puts expanded chapters back into the book, in the walk [`jobs_in`] made,
+/// and adds their deployment chapters (which are not walked: generated
+/// Markdown is never expanded again).
+fn apply_expansions(
+    items: &mut [BookItem],
+    order: &mut usize,
+    results: &mut std::iter::Peekable<impl Iterator<Item = ExpandedJob>>,
+) {
+    for item in items.iter_mut() {
+        let BookItem::Chapter(ch) = item else {
+            continue;
+        };
+        let base_len = ch.sub_items.len();
+        if results.peek().is_some_and(|r| r.order == *order) {
+            let done = results.next().expect("peeked");
+            ch.content = done.content;
+            let mut parent_names = ch.parent_names.clone();
+            parent_names.push(ch.name.clone());
+            for (i, sub) in done.chapters.into_iter().enumerate() {
+                let number = ch.number.as_ref().map(|n| {
+                    let mut v: Vec<u32> = n.to_vec();
+                    v.push((base_len + i + 1) as u32);
+                    SectionNumber::new(v)
+                });
+                ch.sub_items.push(BookItem::Chapter(Chapter {
+                    name: sub.name,
+                    content: sub.markdown,
+                    number,
+                    sub_items: Vec::new(),
+                    path: Some(sub.path),
+                    source_path: None,
+                    parent_names: parent_names.clone(),
+                }));
+            }
+        }
+        *order += 1;
+        apply_expansions(&mut ch.sub_items[..base_len], order, results);
+    }
+}

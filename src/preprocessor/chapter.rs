@@ -1,0 +1,230 @@
+//! Expanding the directives of one chapter: each becomes a section, and
+//! each deployment it shows a generated chapter.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, anyhow, bail};
+
+use super::directive::{self, Found, Occurrence};
+use super::*;
+use crate::decode;
+use crate::manifest::ManifestEntry;
+use crate::render::{self, SECTION_ANCHOR, SectionOptions};
+use crate::util::text::slug;
+
+/// A chapter after expansion.
+#[derive(Debug, Clone, Default)]
+pub struct Expanded {
+    /// The chapter's Markdown with every directive expanded.
+    pub content: String,
+    /// Deployment chapters to add below this chapter: (path relative to the
+    /// book's source dir, sidebar name, Markdown).
+    pub subchapters: Vec<DeploymentChapter>,
+    /// Problems left visible in the page (`on-error = "warn"`).
+    pub warnings: Vec<String>,
+    /// Every command set the chapter now shows.
+    pub manifest: Vec<ManifestEntry>,
+}
+
+/// Expands every directive of one chapter.
+///
+/// `chapter_path` is the chapter's path relative to the source dir (for links
+/// and sub-chapter paths); `display` names it in messages (e.g. `content/intro.md`).
+pub fn expand_chapter(
+    content: &str,
+    chapter_path: &Path,
+    display: &str,
+    lib: &Library,
+    on_error: OnError,
+) -> Result<Expanded> {
+    let occurrences = directive::find(content);
+    if occurrences.is_empty() {
+        return Ok(Expanded {
+            content: content.to_string(),
+            ..Expanded::default()
+        });
+    }
+    let chapter_file = chapter_path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = chapter_path
+        .file_stem()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let chapter_dir = chapter_path.parent().unwrap_or(Path::new(""));
+    let mut out = Expanded::default();
+    let mut replacements: Vec<(Occurrence, String)> = Vec::new();
+    let mut used_anchors: Vec<String> = Vec::new();
+    for occ in occurrences {
+        let at = format!("{display}:{}:{}", occ.position.line, occ.position.column);
+        let d = match &occ.found {
+            Found::Escaped => {
+                let lit = directive::literal_text(occ.source(content));
+                replacements.push((occ, lit));
+                continue;
+            }
+            Found::Directive(Ok(d)) => d.clone(),
+            Found::Directive(Err(msg)) => {
+                let msg = format!("{at}: {msg}");
+                fail_or_warn(on_error, &msg, &occ, content, &mut replacements, &mut out)?;
+                continue;
+            }
+        };
+        let result = expand_one(
+            &d,
+            lib,
+            &stem,
+            &chapter_file,
+            chapter_dir,
+            &mut used_anchors,
+        );
+        match result {
+            Ok(expanded) => {
+                replacements.push((occ, expanded.markdown));
+                out.manifest.extend(expanded.sets);
+                for s in expanded.chapters {
+                    if !out.subchapters.iter().any(|c| c.path == s.path) {
+                        out.subchapters.push(s);
+                    }
+                }
+            }
+            Err(e) => {
+                let msg = format!("{at}: {e:#}");
+                fail_or_warn(on_error, &msg, &occ, content, &mut replacements, &mut out)?;
+            }
+        }
+    }
+    out.content = directive::splice(content, &replacements);
+    Ok(out)
+}
+
+fn fail_or_warn(
+    on_error: OnError,
+    msg: &str,
+    occ: &Occurrence,
+    content: &str,
+    replacements: &mut Vec<(Occurrence, String)>,
+    out: &mut Expanded,
+) -> Result<()> {
+    match on_error {
+        OnError::Fail => Err(anyhow!("{msg}")),
+        OnError::Warn => {
+            let source = occ.source(content);
+            let shown = source.replace('`', "'");
+            replacements.push((
+                occ.clone(),
+                format!(
+                    "> [!WARNING]\n> mdbook-agentx could not expand this directive: {}\n>\n> `{shown}`\n",
+                    msg.replace('\n', " ")
+                ),
+            ));
+            out.warnings.push(msg.to_string());
+            Ok(())
+        }
+    }
+}
+
+/// A generated deployment chapter, added below the chapter of its directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeploymentChapter {
+    /// Path relative to the book's source dir (`models/x/<cell>.md`).
+    pub path: PathBuf,
+    /// Sidebar title (`GB300 · Agg TP2·EP2`).
+    pub name: String,
+    /// Its Markdown.
+    pub markdown: String,
+}
+
+/// What one directive expands to.
+struct ExpandedDirective {
+    /// The section that replaces the directive.
+    markdown: String,
+    chapters: Vec<DeploymentChapter>,
+    /// The command sets the section shows.
+    sets: Vec<ManifestEntry>,
+}
+
+fn expand_one(
+    d: &super::parse::Directive,
+    lib: &Library,
+    stem: &str,
+    chapter_file: &str,
+    chapter_dir: &Path,
+    used_anchors: &mut Vec<String>,
+) -> Result<ExpandedDirective> {
+    let entry = match (&d.data, &d.page) {
+        (Some(file), page) => {
+            let e = lib.entry_for_file(file)?;
+            if let Some(p) = page
+                && *p != e.model
+            {
+                bail!(
+                    "page=\"{p}\" does not match data=\"{file}\", whose model is `{}`",
+                    e.model
+                );
+            }
+            e
+        }
+        (None, Some(page)) => lib.entry_for_page(page)?,
+        (None, None) => unreachable!("the parser requires page or data"),
+    };
+    let page = &*entry;
+    let deployments: Vec<&decode::Deployment> = match &d.hardware {
+        None => page.deployments.iter().collect(),
+        Some(hw) => {
+            let known = &page.hardware;
+            for h in hw {
+                if !known.contains(h) {
+                    bail!(
+                        "hardware `{h}` has no deployment on page `{}`; it has: {}",
+                        page.model,
+                        known.join(", ")
+                    );
+                }
+            }
+            page.deployments
+                .iter()
+                .filter(|dep| hw.contains(&dep.hw))
+                .collect()
+        }
+    };
+    let anchor = if used_anchors.is_empty() {
+        SECTION_ANCHOR.to_string()
+    } else {
+        let mut a = format!("{SECTION_ANCHOR}-{}", slug(&page.model));
+        let mut n = 2;
+        while used_anchors.contains(&a) {
+            a = format!("{SECTION_ANCHOR}-{}-{n}", slug(&page.model));
+            n += 1;
+        }
+        a
+    };
+    used_anchors.push(anchor.clone());
+    let opts = SectionOptions {
+        heading_level: d.level.unwrap_or(2),
+        anchor,
+        subchapter_dir: stem.to_string(),
+        chapter_file: chapter_file.to_string(),
+    };
+    let section = render::render_section(page, &deployments, &opts);
+    let chapters = section
+        .subchapters
+        .into_iter()
+        .map(|s| DeploymentChapter {
+            path: chapter_dir.join(&s.rel_path),
+            name: s.name,
+            markdown: s.markdown,
+        })
+        .collect();
+    let sets = deployments
+        .iter()
+        .flat_map(|d| d.command_sets.iter())
+        .map(|s| ManifestEntry::of(&page.model, s))
+        .collect();
+    Ok(ExpandedDirective {
+        markdown: section.markdown,
+        chapters,
+        sets,
+    })
+}

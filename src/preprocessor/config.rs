@@ -1,0 +1,77 @@
+//! `[preprocessor.agentx]` of `book.toml`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+/// What to do when a directive cannot be expanded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// Stop the build with the error.
+    #[default]
+    Fail,
+    /// Keep building; leave the directive visible under a warning.
+    Warn,
+}
+
+/// `[preprocessor.agentx]` in `book.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct AgentxConfig {
+    /// Directory of AgentX data files, relative to the book root.
+    #[serde(default = "default_data_dir")]
+    pub data_dir: PathBuf,
+    #[serde(default)]
+    pub on_error: OnError,
+    /// Flag registries for `check` (`[preprocessor.agentx.registries]`).
+    #[serde(default)]
+    pub registries: Option<toml::Value>,
+    // mdBook's own keys for every preprocessor table; read by mdBook, not by
+    // us, and listed so that `deny_unknown_fields` accepts them.
+    #[allow(dead_code)]
+    #[serde(default)]
+    pub command: Option<toml::Value>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    pub renderers: Option<toml::Value>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    pub before: Option<toml::Value>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    pub after: Option<toml::Value>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    pub optional: Option<toml::Value>,
+}
+
+fn default_data_dir() -> PathBuf {
+    PathBuf::from("content/agentx")
+}
+
+impl Default for AgentxConfig {
+    fn default() -> Self {
+        AgentxConfig {
+            data_dir: default_data_dir(),
+            on_error: OnError::Fail,
+            registries: None,
+            command: None,
+            renderers: None,
+            before: None,
+            after: None,
+            optional: None,
+        }
+    }
+}
+
+/// Reads `[preprocessor.agentx]` from mdBook's config.
+pub(crate) fn config_from_mdbook(
+    cfg: &mdbook_preprocessor::config::Config,
+) -> Result<AgentxConfig> {
+    Ok(cfg
+        .get::<AgentxConfig>("preprocessor.agentx")
+        .context("invalid [preprocessor.agentx] in book.toml")?
+        .unwrap_or_default())
+}

@@ -1,0 +1,282 @@
+//! The data library: every data file of the data directory by page name,
+//! decoded up front (resident) or when a directive uses it (on demand).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result, bail};
+
+use crate::data;
+use crate::decode::{self, DecodedPage};
+use crate::util::fs::shown_path;
+use crate::util::text::closest;
+
+/// Why a data file is not in the library.
+#[derive(Debug, Clone)]
+enum LoadFailure {
+    /// It could not be read, parsed or decoded (the message says where).
+    Broken(String),
+    /// Another file defines the same page: once that one is gone, this one
+    /// may load.
+    Duplicate {
+        file: PathBuf,
+        page: String,
+        defined_by: PathBuf,
+    },
+}
+
+impl std::fmt::Display for LoadFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadFailure::Broken(message) => f.write_str(message),
+            LoadFailure::Duplicate {
+                file,
+                page,
+                defined_by,
+            } => write!(
+                f,
+                "{}: page `{page}` is already defined by {}",
+                file.display(),
+                defined_by.display()
+            ),
+        }
+    }
+}
+
+/// When a [`Library`] decodes its data files, and whether it keeps them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Residency {
+    /// Every file is decoded on load and kept, so a rebuild re-decodes only
+    /// the files that changed (`serve`, `watch`, `check`).
+    #[default]
+    Resident,
+    /// Files are only indexed by page name on load; a directive decodes the
+    /// file it uses and drops it when done. Why: a one-shot build of a large
+    /// book must not hold every decoded page at once (decoded pages took
+    /// 35 MiB for a book 10× the sample, so about 350 MiB at 100×).
+    OnDemand,
+}
+
+/// Every data file of the data directory, by page name, plus files named by `data=`.
+#[derive(Debug, Default)]
+pub struct Library {
+    root: PathBuf,
+    dir: PathBuf,
+    residency: Residency,
+    /// Page name → data file.
+    by_page: BTreeMap<String, PathBuf>,
+    /// Decoded files (resident libraries only).
+    entries: HashMap<PathBuf, Arc<DecodedPage>>,
+    /// Data files that failed to load, and why.
+    failed: BTreeMap<PathBuf, LoadFailure>,
+    /// Files whose warnings were printed: an on-demand library may decode a
+    /// file more than once.
+    warned: Mutex<HashSet<PathBuf>>,
+}
+
+impl Library {
+    /// Loads and decodes every data file under `data_dir` (relative to `root`).
+    pub fn load(root: &Path, data_dir: &Path) -> Result<Library> {
+        Library::open(root, data_dir, Residency::Resident)
+    }
+
+    /// Indexes every data file under `data_dir` by page name; each is decoded
+    /// when a directive uses it.
+    pub fn index(root: &Path, data_dir: &Path) -> Result<Library> {
+        Library::open(root, data_dir, Residency::OnDemand)
+    }
+
+    pub(crate) fn open(root: &Path, data_dir: &Path, residency: Residency) -> Result<Library> {
+        let dir = root.join(data_dir);
+        let mut lib = Library {
+            root: root.to_path_buf(),
+            dir: dir.clone(),
+            residency,
+            ..Library::default()
+        };
+        if !dir.is_dir() {
+            bail!(
+                "data directory {} does not exist; set `data-dir` under [preprocessor.agentx] in \
+                 book.toml (relative to the book root)",
+                dir.display()
+            );
+        }
+        for path in data::data_files_in(&dir)? {
+            lib.insert(path);
+        }
+        Ok(lib)
+    }
+
+    /// Messages of the data files that failed to load.
+    pub fn failures(&self) -> Vec<String> {
+        self.failed.values().map(LoadFailure::to_string).collect()
+    }
+
+    /// Whether a path is a data file this library reads.
+    pub fn is_data_file(&self, path: &Path) -> bool {
+        path.starts_with(&self.dir) && data::is_data_file(path)
+    }
+
+    fn insert(&mut self, path: PathBuf) {
+        let model = match self.residency {
+            Residency::Resident => match self.load_entry(&path) {
+                Ok(entry) => {
+                    let model = entry.model.clone();
+                    self.entries.insert(path.clone(), Arc::new(entry));
+                    model
+                }
+                Err(e) => {
+                    self.failed
+                        .insert(path, LoadFailure::Broken(format!("{e:#}")));
+                    return;
+                }
+            },
+            Residency::OnDemand => {
+                let shown = shown_path(&path);
+                let name = std::fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read {}", shown.display()))
+                    .and_then(|text| data::page_name(&text, &shown));
+                match name {
+                    Ok(model) => model,
+                    Err(e) => {
+                        self.failed
+                            .insert(path, LoadFailure::Broken(format!("{e:#}")));
+                        return;
+                    }
+                }
+            }
+        };
+        if self.residency == Residency::OnDemand
+            && let Some(other) = self.by_page.get(&model).cloned()
+        {
+            // Two files claim one page. A resident library decodes both and
+            // only a file that decodes claims a name; do the same here, so
+            // `build` and `serve` agree on which file a page comes from.
+            if let Err(e) = self.load_entry(&other) {
+                self.failed
+                    .insert(other, LoadFailure::Broken(format!("{e:#}")));
+                self.by_page.remove(&model);
+            }
+            if let Err(e) = self.load_entry(&path) {
+                self.failed
+                    .insert(path, LoadFailure::Broken(format!("{e:#}")));
+                return;
+            }
+        }
+        if let Some(other) = self.by_page.get(&model) {
+            self.entries.remove(&path);
+            let duplicate = LoadFailure::Duplicate {
+                file: path.clone(),
+                page: model,
+                defined_by: other.clone(),
+            };
+            self.failed.insert(path, duplicate);
+            return;
+        }
+        self.by_page.insert(model, path);
+    }
+
+    /// Re-reads changed data files (new, edited or deleted); others stay decoded.
+    pub fn reload(&mut self, changed: &[PathBuf]) {
+        for path in changed {
+            self.entries.remove(path);
+            self.failed.remove(path);
+            self.by_page.retain(|_, p| p != path);
+            self.warned.lock().expect("warned lock").remove(path);
+        }
+        for path in changed {
+            if path.is_file() && self.is_data_file(path) {
+                self.insert(path.clone());
+            }
+        }
+        // A file that clashed with a removed one may now load.
+        let retry: Vec<PathBuf> = self
+            .failed
+            .iter()
+            .filter(|(_, f)| matches!(f, LoadFailure::Duplicate { .. }))
+            .map(|(p, _)| p.clone())
+            .collect();
+        for p in retry {
+            self.failed.remove(&p);
+            self.insert(p);
+        }
+    }
+
+    /// Every decoded page by name (resident libraries; an on-demand library has none).
+    pub fn pages(&self) -> impl Iterator<Item = (&str, &DecodedPage)> {
+        self.by_page
+            .iter()
+            .filter_map(|(name, path)| Some((name.as_str(), &**self.entries.get(path)?)))
+    }
+
+    /// A decoded page of a resident library.
+    pub fn page(&self, name: &str) -> Option<&DecodedPage> {
+        self.by_page
+            .get(name)
+            .and_then(|p| self.entries.get(p))
+            .map(|e| &**e)
+    }
+
+    /// The page a directive names: kept, or decoded now.
+    pub(super) fn entry_for_page(&self, name: &str) -> Result<Arc<DecodedPage>> {
+        let Some(path) = self.by_page.get(name) else {
+            bail!("{}", self.unknown_page(name));
+        };
+        match self.entries.get(path) {
+            Some(e) => Ok(e.clone()),
+            None => Ok(Arc::new(self.load_entry(path)?)),
+        }
+    }
+
+    /// The data file a directive names with `data=` (relative to the book root).
+    pub(super) fn entry_for_file(&self, rel: &str) -> Result<Arc<DecodedPage>> {
+        let path = self.root.join(rel);
+        match self.entries.get(&path) {
+            Some(e) => Ok(e.clone()),
+            None => Ok(Arc::new(self.load_entry(&path)?)),
+        }
+    }
+
+    fn load_entry(&self, path: &Path) -> Result<DecodedPage> {
+        // Messages name the file as the user would type it, not by its absolute path.
+        let shown = shown_path(path);
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", shown.display()))?;
+        let decoded = decode::decode_str(&text, &shown)?;
+        if !decoded.ignored.is_empty()
+            && self
+                .warned
+                .lock()
+                .expect("warned lock")
+                .insert(path.to_path_buf())
+        {
+            for key in &decoded.ignored {
+                eprintln!("warning: {}: ignored unknown key `{key}`", shown.display());
+            }
+        }
+        Ok(decoded.page)
+    }
+
+    /// The message for an unknown page: the known pages, the closest one, broken files.
+    fn unknown_page(&self, name: &str) -> String {
+        let known: Vec<&str> = self.by_page.keys().map(String::as_str).collect();
+        let mut msg = format!("unknown page `{name}`");
+        if !self.failed.is_empty() {
+            // The page is most likely in a file that did not load: say that first.
+            msg.push_str(&format!(
+                "; {} data file(s) failed to load and may define it: {}.",
+                self.failed.len(),
+                self.failures().join("; ")
+            ));
+        } else if let Some(best) = closest(name, &known) {
+            msg.push_str(&format!("; did you mean `{best}`?"));
+        }
+        if known.is_empty() {
+            msg.push_str(" No data file loaded");
+        } else {
+            msg.push_str(&format!(" Known pages: {}", known.join(", ")));
+        }
+        msg
+    }
+}

@@ -1,0 +1,65 @@
+//! The mdBook side: `<<agentx …>>` directives found in chapters and expanded
+//! into sections and deployment chapters, from a library of data files;
+//! [`AgentxPreprocessor`] implements mdBook's `Preprocessor` trait and
+//! [`run_protocol`] speaks its stdin/stdout protocol.
+//!
+//! May use: `data`, `decode`, `render`, `manifest`, `util`.
+
+mod book;
+mod chapter;
+mod config;
+mod directive;
+mod library;
+mod parse;
+mod protocol;
+
+use anyhow::Result;
+use mdbook_preprocessor::book::Book;
+use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
+
+pub(crate) use self::book::*;
+pub use self::chapter::*;
+pub use self::config::*;
+pub use self::library::*;
+pub use self::protocol::*;
+
+/// Renderers whose output is built from Markdown and so can show the section.
+pub fn supports(renderer: &str) -> bool {
+    matches!(renderer, "html" | "markdown")
+}
+
+/// The mdBook preprocessor: expands every `<<agentx …>>` directive of a book
+/// and adds the deployment chapters. Configured by `[preprocessor.agentx]`;
+/// data files are decoded when a directive uses them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AgentxPreprocessor;
+
+impl Preprocessor for AgentxPreprocessor {
+    fn name(&self) -> &str {
+        "agentx"
+    }
+
+    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
+        let cfg = config_from_mdbook(&ctx.config)?;
+        let warnings = expand_book(
+            &mut book,
+            &ctx.root,
+            &ctx.config.book.src,
+            &cfg,
+            &mut None,
+            Residency::OnDemand,
+            &mut |_| Ok(()),
+        )?;
+        if !warnings.is_empty() {
+            eprintln!(
+                "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",
+                warnings.len()
+            );
+        }
+        Ok(book)
+    }
+
+    fn supports_renderer(&self, renderer: &str) -> Result<bool> {
+        Ok(supports(renderer))
+    }
+}
