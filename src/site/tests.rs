@@ -8,6 +8,7 @@ use super::export::{remote_assets, single_file};
 use super::links::{self, attribute_values};
 use super::markdown::{LinkMode, render};
 use super::*;
+use crate::site::sidebar::TOP_LEVEL_WINDOW;
 use crate::test_support::{self as support, files_under};
 
 /// The whole error chain of a build that must fail.

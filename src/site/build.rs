@@ -1,0 +1,359 @@
+//! Rendering a whole site, and `build`: the site streamed into a staging
+//! directory and swapped in.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use super::book::BookDir;
+use super::markdown::LinkMode;
+use super::theme::Theme;
+use super::*;
+use crate::preprocessor::Residency;
+
+impl Site {
+    /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
+    pub(crate) fn render_files(&self, opts: &BuildOptions) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+        let theme = Theme::load(&self.dir.root)?;
+        Ok(self
+            .render_with(&theme, &mut RenderCache::default(), opts)?
+            .files)
+    }
+
+    /// Every output file, in memory, reusing cached bodies and pages.
+    pub(crate) fn render_with(
+        &self,
+        theme: &Theme,
+        cache: &mut RenderCache,
+        opts: &BuildOptions,
+    ) -> Result<Rendered> {
+        let markdown = self
+            .pages
+            .iter()
+            .map(|p| Cow::Borrowed(p.markdown.as_str()))
+            .collect();
+        let files = MemoryFiles::default();
+        let shared = Mutex::new(std::mem::take(cache));
+        let counts = self.render_into(markdown, theme, Some(&shared), opts, &files);
+        *cache = shared.into_inner().expect("render cache lock");
+        let counts = counts?;
+        // Written from the entries in place: a rebuild should not copy every set's text.
+        let mut manifest = crate::manifest::ManifestWriter::new(Vec::new())?;
+        for e in &self.manifest {
+            manifest.push(e)?;
+        }
+        files.put(Path::new(crate::manifest::MANIFEST), manifest.finish()?.0)?;
+        Ok(Rendered {
+            files: files.into_sorted(),
+            rerendered: counts.bodies.into_inner(),
+            laid_out: counts.pages.into_inner(),
+        })
+    }
+
+    /// Moves every chapter's Markdown out, for [`Site::render_into`] to free
+    /// page by page.
+    fn take_markdown(&mut self) -> Vec<Cow<'static, str>> {
+        self.pages
+            .iter_mut()
+            .map(|p| Cow::Owned(std::mem::take(&mut p.markdown)))
+            .collect()
+    }
+
+    /// Renders every page (from `markdown`, one per page) and every other
+    /// file of the site except the manifest into `out`; returns how many
+    /// chapter bodies and pages were made rather than taken from `cache`.
+    ///
+    /// Pages render on all cores, each from Markdown to its file in one
+    /// step, so with owned Markdown and no cache a page's text, body and HTML
+    /// are freed as soon as it is written.
+    fn render_into(
+        &self,
+        markdown: Vec<Cow<'_, str>>,
+        theme: &Theme,
+        cache: Option<&Mutex<RenderCache>>,
+        opts: &BuildOptions,
+        out: &dyn FileSink,
+    ) -> Result<RenderCounts> {
+        assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
+        // Cache keys of each page's body and laid-out page (none without a cache).
+        let (keys, page_keys): (Vec<u64>, Vec<u64>) = match cache {
+            Some(_) => {
+                let layout = self.layout_key(opts);
+                self.pages
+                    .iter()
+                    .zip(&markdown)
+                    .enumerate()
+                    .map(|(i, (p, md))| {
+                        let body = body_key(&p.path, md);
+                        let mut h = std::collections::hash_map::DefaultHasher::new();
+                        (layout, i, body).hash(&mut h);
+                        (body, h.finish())
+                    })
+                    .unzip()
+            }
+            None => (Vec::new(), Vec::new()),
+        };
+        // The first chapter doubles as the front page, as in mdBook.
+        let has_index = self.pages.iter().any(|p| p.path == Path::new("index.md"));
+        let front_is_first = !has_index && self.pages[0].path.parent() == Some(Path::new(""));
+        let counts = RenderCounts::default();
+        fn lock(c: &Mutex<RenderCache>) -> std::sync::MutexGuard<'_, RenderCache> {
+            c.lock().expect("render cache lock")
+        }
+        let index = crate::util::parallel::map_owned(markdown, |i, md| {
+            let page = &self.pages[i];
+            let cached = cache.and_then(|c| lock(c).bodies.get(&keys[i]).cloned());
+            let body = match cached {
+                Some(body) => body,
+                None => {
+                    counts.bodies.fetch_add(1, Ordering::Relaxed);
+                    let body = Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages));
+                    if let Some(c) = cache {
+                        lock(c).bodies.insert(keys[i], body.clone());
+                    }
+                    body
+                }
+            };
+            drop(md);
+            let cached = cache.and_then(|c| lock(c).pages.get(&page_keys[i]).cloned());
+            let html = match cached {
+                Some(html) => html,
+                None => {
+                    counts.pages.fetch_add(1, Ordering::Relaxed);
+                    let html = self.render_page(i, &body, theme, opts)?.into_bytes();
+                    if let Some(c) = cache {
+                        lock(c).pages.insert(page_keys[i], html.clone());
+                    }
+                    html
+                }
+            };
+            if i == 0 && front_is_first {
+                out.put(Path::new("index.html"), html.clone())?;
+            }
+            out.put(&html_path(&page.path), html)?;
+            Ok(search_entries(page, &body.headings))
+        })?;
+        if let Some(c) = cache {
+            let used: HashSet<u64> = keys.iter().copied().collect();
+            let used_pages: HashSet<u64> = page_keys.iter().copied().collect();
+            let mut c = lock(c);
+            c.bodies.retain(|k, _| used.contains(k));
+            c.pages.retain(|k, _| used_pages.contains(k));
+        }
+        if !has_index && !front_is_first {
+            let target = href(&html_path(&self.pages[0].path));
+            out.put(Path::new("index.html"), redirect_html(&target).into_bytes())?;
+        }
+        out.put(
+            Path::new("404.html"),
+            self.not_found(theme, opts)?.into_bytes(),
+        )?;
+        if sidebar_is_shortened(&self.sidebar) {
+            if let Some(p) = self
+                .pages
+                .iter()
+                .find(|p| html_path(&p.path) == Path::new(ALL_CHAPTERS))
+            {
+                bail!(
+                    "chapter {} would be replaced by the generated list of all chapters \
+                     ({ALL_CHAPTERS}, written for books with more than {SIDEBAR_FULL_LIMIT} \
+                     sidebar rows); rename the chapter",
+                    p.path.display()
+                );
+            }
+            out.put(
+                Path::new(ALL_CHAPTERS),
+                self.all_chapters(theme, opts)?.into_bytes(),
+            )?;
+        }
+        let index: Vec<SearchEntry> = index.into_iter().flatten().collect();
+        out.put(
+            Path::new(SEARCH_INDEX),
+            format!(
+                "window.AGENTX_SEARCH_INDEX = {};\n",
+                serde_json::to_string(&index)?
+            )
+            .into_bytes(),
+        )?;
+        for (name, bytes) in theme.assets() {
+            out.put(&Path::new("theme").join(name), bytes.to_vec())?;
+        }
+        for extra in self
+            .dir
+            .config
+            .output
+            .html
+            .additional_css
+            .iter()
+            .chain(&self.dir.config.output.html.additional_js)
+        {
+            let p = self.dir.root.join(extra);
+            let bytes = std::fs::read(&p).with_context(|| {
+                format!("[output.html] names {}, which cannot be read", p.display())
+            })?;
+            out.put(extra, bytes)?;
+        }
+        // A file in the source dir never replaces a generated one (the
+        // manifest, a page, a theme asset): it would stale the site silently.
+        let mut generated: HashSet<PathBuf> =
+            self.pages.iter().map(|p| html_path(&p.path)).collect();
+        generated.extend(
+            [
+                "index.html",
+                "404.html",
+                ALL_CHAPTERS,
+                SEARCH_INDEX,
+                crate::manifest::MANIFEST,
+            ]
+            .map(PathBuf::from),
+        );
+        generated.extend(
+            theme
+                .assets()
+                .map(|(name, _)| Path::new("theme").join(name)),
+        );
+        let html = &self.dir.config.output.html;
+        generated.extend(
+            html.additional_css
+                .iter()
+                .chain(&html.additional_js)
+                .cloned(),
+        );
+        for (rel, bytes) in self.static_files()? {
+            if generated.contains(&rel) {
+                eprintln!(
+                    "warning: {} is not copied: the build generates {}; rename it",
+                    self.dir.display_path(&self.dir.src_dir().join(&rel)),
+                    rel.display()
+                );
+                continue;
+            }
+            out.put(&rel, bytes)?;
+        }
+        Ok(counts)
+    }
+
+    /// Non-Markdown files of the source dir (images…), except AgentX data.
+    fn static_files(&self) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+        let src = self.dir.src_dir();
+        let data_dir = self.dir.root.join(&self.dir.agentx.data_dir);
+        let mut out = Vec::new();
+        let mut stack = vec![src.clone()];
+        while let Some(d) = stack.pop() {
+            for entry in
+                std::fs::read_dir(&d).with_context(|| format!("cannot list {}", d.display()))?
+            {
+                let p = entry?.path();
+                if p.starts_with(&data_dir) {
+                    continue;
+                }
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_none_or(|e| e != "md") {
+                    let rel = p.strip_prefix(&src).expect("under src").to_path_buf();
+                    out.push((rel, std::fs::read(&p)?));
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// Builds the book in `root` and swaps the result into the output directory.
+///
+/// Pages stream to a staging directory as they are rendered and the manifest
+/// as chapters are expanded, and data files are decoded one directive at a
+/// time: memory holds the chapters' Markdown, not the whole site.
+pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport> {
+    let (report, _) = build_inspected(root, opts, &|_, _| Vec::new())?;
+    Ok(report)
+}
+
+/// [`build`], passing every rendered file through `inspect`: when it reports
+/// problems, the new site is not swapped in and the problems are returned.
+pub(crate) fn build_inspected(
+    root: &Path,
+    opts: &BuildOptions,
+    inspect: &Inspect,
+) -> Result<(BuildReport, Vec<String>)> {
+    let start = Instant::now();
+    let dir = BookDir::open(root)?;
+    let out_dir = opts
+        .dest
+        .clone()
+        .unwrap_or_else(|| root.join(&dir.config.build.build_dir));
+    check_output_dir(root, &dir.src_dir(), &out_dir)?;
+    // Templates first: a template error should not wait for the expansion.
+    let theme = Theme::load(&dir.root)?;
+    let stage = Staging::create(&out_dir)?;
+    let manifest_path = stage.path().join(crate::manifest::MANIFEST);
+    let file = std::fs::File::create(&manifest_path)
+        .with_context(|| format!("cannot write {}", manifest_path.display()))?;
+    let mut manifest = crate::manifest::ManifestWriter::new(std::io::BufWriter::new(file))?;
+    let mut site = Site::expand_with(dir, &mut None, Residency::OnDemand, &mut |sets| {
+        sets.iter().try_for_each(|e| manifest.push(e))
+    })?;
+    let (_, command_sets) = manifest.finish()?;
+    let manifest_len = std::fs::metadata(&manifest_path)
+        .with_context(|| format!("cannot read {}", manifest_path.display()))?
+        .len();
+    stage.count_file(manifest_len);
+    let markdown = site.take_markdown();
+    let inspected = Inspected {
+        inner: &stage,
+        inspect,
+        problems: Mutex::new(Vec::new()),
+    };
+    site.render_into(markdown, &theme, None, opts, &inspected)?;
+    let problems = inspected.problems.into_inner().expect("problems lock");
+    let (files, bytes) = if problems.is_empty() {
+        stage.commit()?
+    } else {
+        // Dropping the stage removes it; the old site stays.
+        (0, 0)
+    };
+    let report = BuildReport {
+        out_dir,
+        pages: site.pages.len(),
+        command_sets,
+        files,
+        bytes,
+        elapsed: start.elapsed(),
+    };
+    Ok((report, problems))
+}
+
+/// The manifest of the book in `root`: its chapters expanded, nothing rendered.
+pub(crate) fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
+    let mut entries = Vec::new();
+    Site::expand_with(
+        BookDir::open(root)?,
+        &mut None,
+        Residency::OnDemand,
+        &mut |sets| {
+            entries.extend(sets);
+            Ok(())
+        },
+    )?;
+    Ok(crate::manifest::Manifest::new(entries))
+}
+
+/// Refuses output directories that would replace the book itself.
+fn check_output_dir(root: &Path, src: &Path, out: &Path) -> Result<()> {
+    let abs = |p: &Path| std::path::absolute(p).map(|p| crate::util::fs::normalize(&p));
+    let (root, src, out) = (abs(root)?, abs(src)?, abs(out)?);
+    if out == root || root.starts_with(&out) || src.starts_with(&out) || out.starts_with(&src) {
+        bail!(
+            "output directory {} would overwrite the book or its sources; choose another with -d",
+            out.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! What a rebuild reuses: rendered chapter bodies and laid-out pages, by hashes
+//! of their inputs.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::markdown::RenderedMarkdown;
+use super::*;
+
+/// What a rebuild reuses (`serve`, `watch`): chapter bodies by a hash of
+/// (chapter path, Markdown), so only chapters whose Markdown changed are
+/// rendered again; and laid-out pages by a hash of (body, position, the
+/// book's sidebar and chapter list), so only pages whose inputs changed go
+/// through the templates again. The theme and `book.toml` are not in the
+/// keys: clear the cache when they change.
+#[derive(Default)]
+pub(crate) struct RenderCache {
+    pub(super) bodies: HashMap<u64, Arc<RenderedMarkdown>>,
+    pub(super) pages: HashMap<u64, Vec<u8>>,
+}
+
+impl RenderCache {
+    pub(crate) fn clear(&mut self) {
+        self.bodies.clear();
+        self.pages.clear();
+    }
+
+    /// Forgets laid-out pages only (the templates changed).
+    pub(crate) fn clear_pages(&mut self) {
+        self.pages.clear();
+    }
+}
+
+pub(super) fn body_key(path: &Path, markdown: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    path.hash(&mut h);
+    markdown.hash(&mut h);
+    h.finish()
+}
+
+impl Site {
+    /// A hash of everything a page's layout reads besides its own body: the
+    /// sidebar, every chapter's path, title and number (prev/next links) and
+    /// the live-reload script.
+    pub(super) fn layout_key(&self, opts: &BuildOptions) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.sidebar.hash(&mut h);
+        for p in &self.pages {
+            (&p.path, &p.title, &p.number).hash(&mut h);
+        }
+        opts.extra_script.hash(&mut h);
+        h.finish()
+    }
+}

@@ -1,0 +1,184 @@
+//! Pages laid out with the templates: chapters, the 404 page, the page of
+//! all chapters, and the redirect of `index.html`.
+
+use anyhow::{Context, Result};
+
+use super::highlight::escape_html;
+use super::markdown::{Heading, RenderedMarkdown};
+use super::theme::Theme;
+use super::*;
+
+impl Site {
+    pub(super) fn stylesheets(&self) -> Vec<String> {
+        let mut v = vec![
+            "theme/book.css".to_string(),
+            "theme/highlight.css".to_string(),
+        ];
+        v.extend(
+            self.dir
+                .config
+                .output
+                .html
+                .additional_css
+                .iter()
+                .map(|p| href(p)),
+        );
+        v
+    }
+
+    pub(super) fn scripts(&self) -> Vec<String> {
+        let mut v = vec![SEARCH_INDEX.to_string(), "theme/book.js".to_string()];
+        v.extend(
+            self.dir
+                .config
+                .output
+                .html
+                .additional_js
+                .iter()
+                .map(|p| href(p)),
+        );
+        v
+    }
+
+    pub(super) fn render_page(
+        &self,
+        i: usize,
+        body: &RenderedMarkdown,
+        theme: &Theme,
+        opts: &BuildOptions,
+    ) -> Result<String> {
+        let page = &self.pages[i];
+        let depth = page.path.components().count().saturating_sub(1);
+        let root = "../".repeat(depth);
+        let current = href(&html_path(&page.path));
+        let row = self
+            .sidebar
+            .iter()
+            .position(|s| s.kind == "chapter" && s.href == current);
+        let sidebar = sidebar_for(&self.sidebar, row);
+        let link = |p: &PageSource| serde_json::json!({"title": p.title, "href": href(&html_path(&p.path))});
+        let toc: Vec<&Heading> = body
+            .headings
+            .iter()
+            .filter(|h| (2..=3).contains(&h.level) && !h.is_set)
+            .collect();
+        let title = body
+            .headings
+            .iter()
+            .find(|h| h.level == 1)
+            .map(|h| h.text.clone())
+            .unwrap_or_else(|| page.title.clone());
+        let mut ctx = self.base_context(&root);
+        ctx.insert(
+            "page",
+            &serde_json::json!({
+                "title": title,
+                "content": body.html,
+                "path": current,
+                "number": page.number,
+            }),
+        );
+        ctx.insert("sidebar", &sidebar);
+        ctx.insert("toc", &toc);
+        ctx.insert("prev", &i.checked_sub(1).map(|j| link(&self.pages[j])));
+        ctx.insert("next", &self.pages.get(i + 1).map(link));
+        ctx.insert("inline_js", &opts.extra_script);
+        theme
+            .render("page.html", &ctx)
+            .with_context(|| format!("rendering {}", page.path.display()))
+    }
+
+    pub(super) fn base_context(&self, root: &str) -> tera::Context {
+        let mut ctx = tera::Context::new();
+        ctx.insert(
+            "book",
+            &serde_json::json!({
+                "title": self.dir.title(),
+                "description": self.dir.config.book.description,
+                "language": self.dir.config.book.language.clone().unwrap_or_else(|| "en".into()),
+                "authors": self.dir.config.book.authors,
+            }),
+        );
+        ctx.insert("root", root);
+        ctx.insert("favicon", &format!("{root}theme/favicon.svg"));
+        ctx.insert("home", "index.html");
+        ctx.insert(
+            "show_numbers",
+            &!self.dir.config.output.html.no_section_label,
+        );
+        ctx.insert("stylesheets", &self.stylesheets());
+        ctx.insert("scripts", &self.scripts());
+        ctx.insert("inline_css", &Option::<String>::None);
+        ctx.insert("inline_js", &Option::<String>::None);
+        ctx.insert("toc", &Vec::<Heading>::new());
+        ctx.insert("prev", &Option::<()>::None);
+        ctx.insert("next", &Option::<()>::None);
+        ctx
+    }
+
+    pub(super) fn not_found(&self, theme: &Theme, opts: &BuildOptions) -> Result<String> {
+        // Served for any missing path, so links are absolute from the site root.
+        let mut ctx = self.base_context("/");
+        ctx.insert("page", &serde_json::json!({
+            "title": "Page not found",
+            "content": "<h1 id=\"page-not-found\">Page not found</h1>\n<p>This page does not exist. Use the chapter list or the search box.</p>\n",
+            "path": "404.html",
+            "number": null,
+        }));
+        ctx.insert("sidebar", &sidebar_for(&self.sidebar, None));
+        ctx.insert("inline_js", &opts.extra_script);
+        theme
+            .render("page.html", &ctx)
+            .context("rendering 404.html")
+    }
+
+    /// The page listing every chapter, for books whose sidebars are shortened.
+    pub(super) fn all_chapters(&self, theme: &Theme, opts: &BuildOptions) -> Result<String> {
+        let mut content = String::from(
+            "<h1 id=\"all-chapters\">All chapters</h1>\n<ol class=\"chapters all-chapters\">\n",
+        );
+        let show_numbers = !self.dir.config.output.html.no_section_label;
+        for r in &self.sidebar {
+            let number = match (&r.number, show_numbers) {
+                (Some(n), true) => format!("<span class=\"number\">{}</span> ", escape_html(n)),
+                _ => String::new(),
+            };
+            let title = escape_html(&r.title);
+            content.push_str(&match r.kind {
+                "part" => format!("<li class=\"part-title\">{title}</li>\n"),
+                "separator" => "<li class=\"separator\" aria-hidden=\"true\"></li>\n".into(),
+                "draft" => format!(
+                    "<li class=\"chapter-item depth-{} draft\">{number}{title}</li>\n",
+                    r.depth
+                ),
+                _ => format!(
+                    "<li class=\"chapter-item depth-{}\"><a href=\"{}\">{number}{title}</a></li>\n",
+                    r.depth,
+                    escape_html(&r.href)
+                ),
+            });
+        }
+        content.push_str("</ol>\n");
+        let mut ctx = self.base_context("");
+        ctx.insert(
+            "page",
+            &serde_json::json!({
+                "title": "All chapters",
+                "content": content,
+                "path": ALL_CHAPTERS,
+                "number": null,
+            }),
+        );
+        ctx.insert("sidebar", &sidebar_for(&self.sidebar, None));
+        ctx.insert("inline_js", &opts.extra_script);
+        theme
+            .render("page.html", &ctx)
+            .with_context(|| format!("rendering {ALL_CHAPTERS}"))
+    }
+}
+
+pub(super) fn redirect_html(target: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url={target}\"><title>Redirect</title></head><body><a href=\"{target}\">Continue</a></body></html>\n"
+    )
+}
