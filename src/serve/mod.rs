@@ -1,0 +1,215 @@
+//! `serve` and `watch`: rebuild on change, serve the site over HTTP with live
+//! reload, and show build errors in the browser.
+//!
+//! The site is served from memory: a rebuild renders every file first and then
+//! swaps the whole set in one step, so a reader never gets a half-written page,
+//! and no request can reach a file outside the site (there is no file lookup).
+//! Live reload uses server-sent events on the same port (`/__agentx/events`),
+//! addressed relative to `location`, so IPv6 hosts and proxies work.
+//!
+//! One module per concern: [`http`], [`reload`] (server-sent events),
+//! [`watcher`] (file events).
+//!
+//! May use: `site` (the engine and the builder), `util`.
+
+mod http;
+mod reload;
+mod watcher;
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use self::http::*;
+use self::reload::*;
+use self::watcher::*;
+use crate::site::engine::{Change, Engine};
+use crate::site::{BuildOptions, write_atomically};
+
+/// How file changes are noticed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchMode {
+    /// inotify / FSEvents / ReadDirectoryChanges through `notify`.
+    Native,
+    /// Scan every 300 ms: for file systems without change notification.
+    Poll,
+}
+
+/// Options of `serve`.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Address to listen on.
+    pub bind: IpAddr,
+    /// Port (0 picks a free one).
+    pub port: u16,
+    /// Open the site in a browser.
+    pub open: bool,
+    /// How file changes are noticed.
+    pub watch: WatchMode,
+}
+
+/// Builds, serves and rebuilds on change until the process is stopped.
+pub fn serve(root: &Path, opts: &ServeOptions) -> Result<()> {
+    if !opts.bind.is_loopback() {
+        eprintln!(
+            "warning: serving on {}, which other machines can reach; the preview has no \
+             authentication. Use --bind 127.0.0.1 to keep it local.",
+            opts.bind
+        );
+    }
+    let listener = TcpListener::bind(SocketAddr::new(opts.bind, opts.port))
+        .with_context(|| format!("cannot listen on {}:{}", opts.bind, opts.port))?;
+    let addr = listener.local_addr()?;
+    let mut engine = Engine::open(root)?;
+    let shared = Arc::new(Shared {
+        site: RwLock::new(Served {
+            files: HashMap::new(),
+            error: None,
+            generation: 0,
+        }),
+        clients: Mutex::new(Vec::new()),
+    });
+    let watcher = BookWatcher::start(&engine, opts.watch)?;
+    rebuild_into(&mut engine, &shared, &[Change::Content], None);
+    let host = match addr.ip() {
+        IpAddr::V6(ip) => format!("[{ip}]"),
+        IpAddr::V4(ip) => ip.to_string(),
+    };
+    let url = format!("http://{host}:{}/", addr.port());
+    eprintln!("Serving {} on {url} (Ctrl-C stops)", root.display());
+    if opts.open {
+        open_browser(&url);
+    }
+    let accept = Arc::clone(&shared);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let shared = Arc::clone(&accept);
+            std::thread::spawn(move || {
+                let _ = handle(stream, &shared);
+            });
+        }
+    });
+    watcher.run(&mut engine, |engine, changes, first_event| {
+        rebuild_into(engine, &shared, changes, Some(first_event));
+    })
+}
+
+/// Rebuilds on change and writes the site to disk, without a server.
+pub fn watch(root: &Path, dest: Option<PathBuf>, mode: WatchMode) -> Result<()> {
+    let mut engine = Engine::open(root)?;
+    let out = dest.unwrap_or_else(|| root.join(&engine.dir().config.build.build_dir));
+    let write = |engine: &mut Engine, changes: &[Change], first: Option<Instant>| {
+        let what: Vec<String> = changes.iter().map(|c| c.describe(root)).collect();
+        match engine.rebuild(changes, &BuildOptions::default()) {
+            Ok(r) => match write_atomically(&out, &r.rendered.files) {
+                Ok(()) => eprintln!(
+                    "rebuilt ({}) in {} ms{}: {} of {} pages re-rendered, written to {}",
+                    what.join("; "),
+                    r.elapsed.as_millis(),
+                    since(first),
+                    r.rendered.rerendered,
+                    r.site.pages.len(),
+                    out.display()
+                ),
+                Err(e) => eprintln!("error: {e:#}"),
+            },
+            Err(e) => eprintln!(
+                "error: build failed, {} left as it was: {e:#}",
+                out.display()
+            ),
+        }
+    };
+    let watcher = BookWatcher::start(&engine, mode)?;
+    write(&mut engine, &[Change::Content], None);
+    eprintln!("Watching {} (Ctrl-C stops)", root.display());
+    watcher.run(&mut engine, |e, c, first| write(e, c, Some(first)))
+}
+
+fn since(first: Option<Instant>) -> String {
+    first
+        .map(|t| format!(" ({} ms after the change)", t.elapsed().as_millis()))
+        .unwrap_or_default()
+}
+
+fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first: Option<Instant>) {
+    let generation = shared.site.read().expect("site lock").generation + 1;
+    let opts = BuildOptions {
+        dest: None,
+        extra_script: Some(live_reload_script(generation)),
+    };
+    let what: Vec<String> = changes
+        .iter()
+        .map(|c| c.describe(&engine.dir().root))
+        .collect();
+    match engine.rebuild(changes, &opts) {
+        Ok(r) => {
+            let files: HashMap<String, Arc<Vec<u8>>> = r
+                .rendered
+                .files
+                .into_iter()
+                .map(|(p, b)| (p.to_string_lossy().replace('\\', "/"), Arc::new(b)))
+                .collect();
+            {
+                let mut site = shared.site.write().expect("site lock");
+                site.files = files;
+                site.error = None;
+                site.generation = generation;
+            }
+            // Sent only now that every file of the new site is in place.
+            shared.broadcast(&sse_event("reload", &generation.to_string()));
+            eprintln!(
+                "rebuilt ({}) in {} ms{}: {} of {} pages re-rendered",
+                what.join("; "),
+                r.elapsed.as_millis(),
+                since(first),
+                r.rendered.rerendered,
+                r.site.pages.len()
+            );
+        }
+        Err(e) => {
+            let message = format!("{e:#}");
+            eprintln!("error: build failed; still serving the last good site: {message}");
+            shared.site.write().expect("site lock").error = Some(message.clone());
+            let data = serde_json::json!({ "message": message }).to_string();
+            shared.broadcast(&sse_event("build-error", &data));
+        }
+    }
+}
+
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else if cfg!(windows) {
+        "explorer"
+    } else {
+        "xdg-open"
+    };
+    if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
+        eprintln!("warning: cannot open a browser ({opener}: {e}); visit {url}");
+    }
+}
+
+/// What the server currently serves.
+struct Served {
+    files: HashMap<String, Arc<Vec<u8>>>,
+    /// The last build's error, while it lasts.
+    error: Option<String>,
+    generation: u64,
+}
+
+struct Shared {
+    site: RwLock<Served>,
+    clients: Mutex<Vec<Sender<String>>>,
+}
+
+impl Shared {
+    fn broadcast(&self, event: &str) {
+        let mut clients = self.clients.lock().expect("clients lock");
+        clients.retain(|c| c.send(event.to_string()).is_ok());
+    }
+}
