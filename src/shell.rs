@@ -1,4 +1,8 @@
-//! Shell formatting of one process block, with the renderer's exact quoting.
+//! POSIX shell words both ways: formatting a process block with the
+//! renderer's exact quoting, and splitting such text back into commands of
+//! words (for `check`).
+//!
+//! May use: `data`.
 
 use crate::data::{Block, BlockKind};
 
@@ -55,6 +59,83 @@ pub(crate) fn format_block(block: &Block) -> String {
         }
     }
     lines.join("\n")
+}
+
+/// Splits shell text into commands (one per logical line) of words, the way
+/// a POSIX shell reads the blocks this tool prints: quotes, backslash escapes,
+/// `\`-newline continuations and `#` comments.
+pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
+    let mut commands = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars().peekable();
+    let end_word = |words: &mut Vec<String>, word: &mut String, in_word: &mut bool| {
+        if *in_word {
+            words.push(std::mem::take(word));
+            *in_word = false;
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => end_word(&mut words, &mut word, &mut in_word),
+            '\n' | ';' => {
+                end_word(&mut words, &mut word, &mut in_word);
+                if !words.is_empty() {
+                    commands.push(std::mem::take(&mut words));
+                }
+            }
+            '#' if !in_word => {
+                while chars.peek().is_some_and(|c| *c != '\n') {
+                    chars.next();
+                }
+            }
+            '\\' => match chars.next() {
+                Some('\n') => {}
+                Some(n) => {
+                    word.push(n);
+                    in_word = true;
+                }
+                None => {}
+            },
+            '\'' => {
+                in_word = true;
+                for n in chars.by_ref() {
+                    if n == '\'' {
+                        break;
+                    }
+                    word.push(n);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(n) = chars.next() {
+                    match n {
+                        '"' => break,
+                        '\\' => match chars.peek() {
+                            Some('$' | '`' | '"' | '\\') => {
+                                word.push(chars.next().expect("peeked"))
+                            }
+                            Some('\n') => {
+                                chars.next();
+                            }
+                            _ => word.push('\\'),
+                        },
+                        other => word.push(other),
+                    }
+                }
+            }
+            other => {
+                word.push(other);
+                in_word = true;
+            }
+        }
+    }
+    end_word(&mut words, &mut word, &mut in_word);
+    if !words.is_empty() {
+        commands.push(words);
+    }
+    commands
 }
 
 #[cfg(test)]
@@ -133,6 +214,37 @@ mod tests {
             format_block(&b),
             "ulimit -n 1048576\nulimit -l unlimited\nA='x y' \\\nZ=\"$NODE_IP\" \\\n\
              python -m mooncake.mooncake_store_service \\\n  --port 8800 \\\n  --multi a 'b c'"
+        );
+    }
+
+    #[test]
+    fn shell_words() {
+        let text = "A=1 \\\nB=\"http://$X:1\" \\\npython3 -m sglang.launch_server \\\n  --a '{\"k\":true}' \\\n  --b 'it'\\''s' \\\n  --c \"\" x\\ y\nulimit -n 1 # comment\n";
+        let cmds = shell_commands(text);
+        assert_eq!(
+            cmds,
+            vec![
+                vec![
+                    "A=1",
+                    "B=http://$X:1",
+                    "python3",
+                    "-m",
+                    "sglang.launch_server",
+                    "--a",
+                    "{\"k\":true}",
+                    "--b",
+                    "it's",
+                    "--c",
+                    "",
+                    "x y"
+                ],
+                vec!["ulimit", "-n", "1"],
+            ]
+        );
+        let nginx = shell_commands("nginx -c nginx.conf -g 'daemon off;'");
+        assert_eq!(
+            nginx,
+            vec![vec!["nginx", "-c", "nginx.conf", "-g", "daemon off;"]]
         );
     }
 }
