@@ -80,7 +80,7 @@ pub(crate) fn scaled_mini_book(name: &str, n: usize) -> PathBuf {
 }
 
 /// Every file under `dir`, by path relative to it.
-pub(crate) fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+pub(crate) fn files_under(dir: &Path) -> Vec<crate::site::SiteFile> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -90,7 +90,10 @@ pub(crate) fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
                 stack.push(p);
             } else {
                 let rel = p.strip_prefix(dir).unwrap().to_path_buf();
-                out.push((rel, std::fs::read(&p).unwrap()));
+                out.push(crate::site::SiteFile {
+                    path: rel,
+                    bytes: std::fs::read(&p).unwrap(),
+                });
             }
         }
     }

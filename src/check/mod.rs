@@ -21,7 +21,7 @@ pub use self::report::*;
 use self::tiers::check_tiers;
 use crate::preprocessor::Library;
 use crate::site::book::BookDir;
-use crate::site::links::{self, LinkStats};
+use crate::site::links;
 use crate::site::{BuildOptions, Site};
 
 /// Checks command lines and tiers of every page in a library.
@@ -54,7 +54,7 @@ pub fn run(root: &Path) -> Result<CheckReport> {
     }
     let site = Site::expand(dir, &mut lib)?;
     let files = site.render_files(&BuildOptions::default())?;
-    let (stats, problems): (LinkStats, _) = links::check(&files, &["404.html"]);
+    let links::LinkCheck { stats, problems } = links::check(&files, &["404.html"]);
     let mut report = check_library(lib.as_ref().expect("loaded above"), &mut registries)?;
     report.links = LinkReport {
         pages: stats.pages,

@@ -224,17 +224,18 @@ impl<'a> Decoder<'a> {
                         processes_for(data, &blocks, router, &router_data.files)
                             .map_err(|e| anyhow!("cells[{ci}].routers.{router}: {e:#}"))?;
                     let placeholders = placeholders_in(&processes, &loose_files);
-                    let notes = notes_for(
+                    let notes = NoteContext {
                         data,
                         cell,
                         point,
                         router,
                         tier,
-                        &status,
+                        status: &status,
                         run_status,
-                        &blocks,
-                        &placeholders,
-                    );
+                        blocks: &blocks,
+                        placeholders: &placeholders,
+                    }
+                    .notes();
                     command_sets.push(CommandSet {
                         cell_id: cell.id.clone(),
                         point: pi,

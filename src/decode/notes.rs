@@ -183,114 +183,154 @@ fn router_product(r: Router) -> &'static str {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn notes_for(
-    data: &AgentxData,
-    cell: &Cell,
-    point: &Point,
-    router: Router,
-    tier: KvTier,
-    status: &Status,
-    run_status: RunStatus,
-    blocks: &[Block],
-    placeholders: &[Placeholder],
-) -> Vec<Note> {
-    let mut notes = Vec::new();
-    if *status == Status::Derived {
-        notes.push(Note::DerivedFrom {
+/// What the notes of one command set depend on.
+pub(super) struct NoteContext<'a> {
+    pub(super) data: &'a AgentxData,
+    pub(super) cell: &'a Cell,
+    pub(super) point: &'a Point,
+    pub(super) router: Router,
+    pub(super) tier: KvTier,
+    pub(super) status: &'a Status,
+    /// The run status of the point, even when the set is derived.
+    pub(super) run_status: RunStatus,
+    /// The set's blocks, after the tier transform.
+    pub(super) blocks: &'a [Block],
+    pub(super) placeholders: &'a [Placeholder],
+}
+
+impl NoteContext<'_> {
+    /// Every note of the set, in the order a reader sees them: how it was
+    /// derived, the disclosures, hints about flags and env, then install and
+    /// setup steps.
+    pub(super) fn notes(&self) -> Vec<Note> {
+        let mut notes = self.derivation();
+        notes.extend(self.disclosures());
+        notes.extend(self.hints());
+        notes.extend(self.install_and_setup());
+        notes
+    }
+
+    fn derivation(&self) -> Vec<Note> {
+        let (cell, point) = (self.cell, self.point);
+        if *self.status != Status::Derived {
+            return Vec::new();
+        }
+        let mut notes = vec![Note::DerivedFrom {
             router: cell.submitted,
             tier: point.kv,
-            verified: run_status != RunStatus::InProgress,
-        });
-        if router != cell.submitted {
-            notes.push(Note::RouterSwap { to: router });
+            verified: self.run_status != RunStatus::InProgress,
+        }];
+        if self.router != cell.submitted {
+            notes.push(Note::RouterSwap { to: self.router });
         }
-        if tier != point.kv {
-            notes.push(match tier {
-                KvTier::None => Note::KvRemoved,
-                KvTier::Hicache => {
-                    let hc = cell.kv.hicache.as_ref();
-                    let mut roles: Vec<&str> = blocks
-                        .iter()
-                        .filter(|b| owns_cache(b))
-                        .filter_map(|b| b.role.map(Role::id))
-                        .collect();
-                    roles.dedup();
-                    Note::KvHicache {
-                        donor: hc.map(|h| h.donor.clone()).unwrap_or_default(),
-                        donor_hardware: hc
-                            .map(|h| hardware_label(data, &h.donor_hardware))
-                            .unwrap_or_default(),
-                        roles: if roles.is_empty() {
-                            "agg".into()
-                        } else {
-                            roles.join(", ")
-                        },
-                    }
+        if self.tier != point.kv {
+            notes.push(self.tier_note());
+        }
+        notes
+    }
+
+    /// What a tier swap to `self.tier` took, and from where.
+    fn tier_note(&self) -> Note {
+        let data = self.data;
+        match self.tier {
+            KvTier::None => Note::KvRemoved,
+            KvTier::Hicache => {
+                let hc = self.cell.kv.hicache.as_ref();
+                let mut roles: Vec<&str> = self
+                    .blocks
+                    .iter()
+                    .filter(|b| owns_cache(b))
+                    .filter_map(|b| b.role.map(Role::id))
+                    .collect();
+                roles.dedup();
+                Note::KvHicache {
+                    donor: hc.map(|h| h.donor.clone()).unwrap_or_default(),
+                    donor_hardware: hc
+                        .map(|h| hardware_label(data, &h.donor_hardware))
+                        .unwrap_or_default(),
+                    roles: if roles.is_empty() {
+                        "agg".into()
+                    } else {
+                        roles.join(", ")
+                    },
                 }
-                KvTier::Mooncake => {
-                    let km = data.kv_mooncake.as_ref();
-                    Note::KvMooncake {
-                        donor: km.map(|k| k.donor.clone()).unwrap_or_default(),
-                        donor_hardware: km
-                            .map(|k| hardware_label(data, &k.donor_hardware))
-                            .unwrap_or_default(),
-                    }
+            }
+            KvTier::Mooncake => {
+                let km = data.kv_mooncake.as_ref();
+                Note::KvMooncake {
+                    donor: km.map(|k| k.donor.clone()).unwrap_or_default(),
+                    donor_hardware: km
+                        .map(|k| hardware_label(data, &k.donor_hardware))
+                        .unwrap_or_default(),
                 }
-            });
+            }
         }
     }
-    for d in &cell.disclosures {
-        notes.push(match d.as_str() {
-            "synthetic-acceptance" => Note::SyntheticAcceptance {
-                golden_al: point.golden_al.clone(),
-            },
-            "chat-template" => Note::ChatTemplate,
-            other => Note::UnknownDisclosure(other.to_string()),
-        });
-    }
-    let any_arg = |flag: &str| blocks.iter().any(|b| b.args.iter().any(|a| a.flag == flag));
-    let any_env = |k: &str, v: Option<&str>| {
-        blocks
+
+    fn disclosures(&self) -> Vec<Note> {
+        self.cell
+            .disclosures
             .iter()
-            .any(|b| b.env.get(k).is_some_and(|x| v.is_none_or(|v| x == v)))
-    };
-    if any_arg("--enable-dp-attention") {
-        notes.push(Note::RenameDpAttention);
+            .map(|d| match d.as_str() {
+                "synthetic-acceptance" => Note::SyntheticAcceptance {
+                    golden_al: self.point.golden_al.clone(),
+                },
+                "chat-template" => Note::ChatTemplate,
+                other => Note::UnknownDisclosure(other.to_string()),
+            })
+            .collect()
     }
-    if any_arg("--hicache-size") {
-        notes.push(Note::HicacheSize);
+
+    /// Hints about flags, env and placeholders the commands use.
+    fn hints(&self) -> Vec<Note> {
+        let blocks = self.blocks;
+        let any_arg = |flag: &str| blocks.iter().any(|b| b.args.iter().any(|a| a.flag == flag));
+        let any_env = |k: &str, v: Option<&str>| {
+            blocks
+                .iter()
+                .any(|b| b.env.get(k).is_some_and(|x| v.is_none_or(|v| x == v)))
+        };
+        let ib_devices = self.placeholders.iter().any(|p| p.name == "IB_DEVICES");
+        [
+            (any_arg("--enable-dp-attention"), Note::RenameDpAttention),
+            (any_arg("--hicache-size"), Note::HicacheSize),
+            (any_env("MOONCAKE_PROTOCOL", Some("efa")), Note::Efa),
+            (
+                any_env("MOONCAKE_GLOBAL_SEGMENT_SIZE", None),
+                Note::MooncakeSegment,
+            ),
+            (ib_devices, Note::IbDevices),
+        ]
+        .into_iter()
+        .filter_map(|(applies, note)| applies.then_some(note))
+        .collect()
     }
-    if any_env("MOONCAKE_PROTOCOL", Some("efa")) {
-        notes.push(Note::Efa);
-    }
-    if any_env("MOONCAKE_GLOBAL_SEGMENT_SIZE", None) {
-        notes.push(Note::MooncakeSegment);
-    }
-    if placeholders.iter().any(|p| p.name == "IB_DEVICES") {
-        notes.push(Note::IbDevices);
-    }
-    let install = cell
-        .routers
-        .get(&router)
-        .map(|r| r.install.as_slice())
-        .unwrap_or_default();
-    if install.is_empty() && router == Router::Dynamo {
-        notes.push(Note::InstallBundled);
-    }
-    for line in install {
-        notes.push(Note::Install {
-            router,
-            line: line.clone(),
-        });
-    }
-    for s in &cell.setup {
-        if let Some(what) = s.command.as_ref().or(s.script.as_ref()) {
-            notes.push(Note::Setup {
-                what: what.clone(),
-                reason: s.reason.clone(),
+
+    fn install_and_setup(&self) -> Vec<Note> {
+        let (cell, router) = (self.cell, self.router);
+        let mut notes = Vec::new();
+        let install = cell
+            .routers
+            .get(&router)
+            .map(|r| r.install.as_slice())
+            .unwrap_or_default();
+        if install.is_empty() && router == Router::Dynamo {
+            notes.push(Note::InstallBundled);
+        }
+        for line in install {
+            notes.push(Note::Install {
+                router,
+                line: line.clone(),
             });
         }
+        for s in &cell.setup {
+            if let Some(what) = s.command.as_ref().or(s.script.as_ref()) {
+                notes.push(Note::Setup {
+                    what: what.clone(),
+                    reason: s.reason.clone(),
+                });
+            }
+        }
+        notes
     }
-    notes
 }

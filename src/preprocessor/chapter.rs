@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
 
-use super::directive::{self, Found, Occurrence};
+use super::directive::{self, Found, Occurrence, Replacement};
 use super::*;
 use crate::decode;
 use crate::manifest::ManifestEntry;
@@ -54,14 +54,17 @@ pub fn expand_chapter(
         .unwrap_or_default();
     let chapter_dir = chapter_path.parent().unwrap_or(Path::new(""));
     let mut out = Expanded::default();
-    let mut replacements: Vec<(Occurrence, String)> = Vec::new();
+    let mut replacements: Vec<Replacement> = Vec::new();
     let mut used_anchors: Vec<String> = Vec::new();
     for occ in occurrences {
         let at = format!("{display}:{}:{}", occ.position.line, occ.position.column);
         let d = match &occ.found {
             Found::Escaped => {
                 let lit = directive::literal_text(occ.source(content));
-                replacements.push((occ, lit));
+                replacements.push(Replacement {
+                    occurrence: occ,
+                    text: lit,
+                });
                 continue;
             }
             Found::Directive(Ok(d)) => d.clone(),
@@ -81,7 +84,10 @@ pub fn expand_chapter(
         );
         match result {
             Ok(expanded) => {
-                replacements.push((occ, expanded.markdown));
+                replacements.push(Replacement {
+                    occurrence: occ,
+                    text: expanded.markdown,
+                });
                 out.manifest.extend(expanded.sets);
                 for s in expanded.chapters {
                     if !out.subchapters.iter().any(|c| c.path == s.path) {
@@ -104,7 +110,7 @@ fn fail_or_warn(
     msg: &str,
     occ: &Occurrence,
     content: &str,
-    replacements: &mut Vec<(Occurrence, String)>,
+    replacements: &mut Vec<Replacement>,
     out: &mut Expanded,
 ) -> Result<()> {
     match on_error {
@@ -112,13 +118,13 @@ fn fail_or_warn(
         OnError::Warn => {
             let source = occ.source(content);
             let shown = source.replace('`', "'");
-            replacements.push((
-                occ.clone(),
-                format!(
+            replacements.push(Replacement {
+                occurrence: occ.clone(),
+                text: format!(
                     "> [!WARNING]\n> mdbook-agentx could not expand this directive: {}\n>\n> `{shown}`\n",
                     msg.replace('\n', " ")
                 ),
-            ));
+            });
             out.warnings.push(msg.to_string());
             Ok(())
         }

@@ -187,14 +187,25 @@ pub(crate) fn find(chapter: &str) -> Vec<Occurrence> {
     out
 }
 
+/// The text that replaces one occurrence.
+#[derive(Debug, Clone)]
+pub(crate) struct Replacement {
+    pub occurrence: Occurrence,
+    pub text: String,
+}
+
 /// Replaces occurrences with their texts, from the end so offsets stay valid.
 /// `replacement` is Markdown without indentation; it is re-indented to the
 /// directive's container and separated from surrounding paragraph text.
-pub(crate) fn splice(chapter: &str, replacements: &[(Occurrence, String)]) -> String {
+pub(crate) fn splice(chapter: &str, replacements: &[Replacement]) -> String {
     let mut out = chapter.to_string();
-    let mut sorted: Vec<&(Occurrence, String)> = replacements.iter().collect();
-    sorted.sort_by_key(|(o, _)| std::cmp::Reverse(o.range.start));
-    for (occ, text) in sorted {
+    let mut sorted: Vec<&Replacement> = replacements.iter().collect();
+    sorted.sort_by_key(|r| std::cmp::Reverse(r.occurrence.range.start));
+    for Replacement {
+        occurrence: occ,
+        text,
+    } in sorted
+    {
         let block = matches!(occ.found, Found::Directive(_));
         let new = if block {
             place_block(occ, text)
@@ -330,8 +341,13 @@ mod tests {
         for (src, repl, want) in table {
             let occ = find(src);
             assert_eq!(occ.len(), 1, "{src:?}");
-            let reps: Vec<(Occurrence, String)> =
-                occ.into_iter().map(|o| (o, repl.to_string())).collect();
+            let reps: Vec<Replacement> = occ
+                .into_iter()
+                .map(|o| Replacement {
+                    occurrence: o,
+                    text: repl.to_string(),
+                })
+                .collect();
             assert_eq!(splice(src, &reps), *want, "{src:?}");
         }
     }
@@ -342,7 +358,13 @@ mod tests {
         let occ = find(src);
         let lit = literal_text(occ[0].source(src));
         assert_eq!(lit, "\\<\\<agentx page=\"A\">>");
-        let out = splice(src, &[(occ[0].clone(), lit)]);
+        let out = splice(
+            src,
+            &[Replacement {
+                occurrence: occ[0].clone(),
+                text: lit,
+            }],
+        );
         let html = {
             let mut s = String::new();
             pulldown_cmark::html::push_html(&mut s, Parser::new_ext(&out, markdown_options()));

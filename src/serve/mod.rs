@@ -152,7 +152,12 @@ fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first:
                 .rendered
                 .files
                 .into_iter()
-                .map(|(p, b)| (p.to_string_lossy().replace('\\', "/"), Arc::new(b)))
+                .map(|f| {
+                    (
+                        f.path.to_string_lossy().replace('\\', "/"),
+                        Arc::new(f.bytes),
+                    )
+                })
                 .collect();
             {
                 let mut site = shared.site.write().expect("site lock");

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, anyhow};
 use notify::{RecursiveMode, Watcher};
 
 use super::*;
-use crate::site::engine::{Change, Engine};
+use crate::site::engine::{Change, Engine, WatchRoot};
 
 /// Quiet time that ends a burst of file events.
 pub(crate) const DEBOUNCE: Duration = Duration::from_millis(100);
@@ -49,7 +49,7 @@ impl BookWatcher {
     /// Watches roots not watched yet (directories such as `templates/` may
     /// appear later).
     fn watch_new_roots(&mut self, engine: &Engine, strict: bool) -> Result<()> {
-        for (path, recursive) in engine.watch_roots() {
+        for WatchRoot { path, recursive } in engine.watch_roots() {
             if self.watched.contains(&path) {
                 continue;
             }

@@ -19,7 +19,7 @@ use crate::preprocessor::Residency;
 
 impl Site {
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
-    pub(crate) fn render_files(&self, opts: &BuildOptions) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    pub(crate) fn render_files(&self, opts: &BuildOptions) -> Result<Vec<SiteFile>> {
         let theme = Theme::load(&self.dir.root)?;
         Ok(self
             .render_with(&theme, &mut RenderCache::default(), opts)?
@@ -137,7 +137,8 @@ impl Site {
                 out.put(Path::new("index.html"), html.clone())?;
             }
             out.put(&html_path(&page.path), html)?;
-            Ok(search_entries(page, &body.headings))
+            let url = href(&html_path(&page.path));
+            Ok(search_entries(&page.title, &url, &url, &body.headings))
         })?;
         if let Some(c) = cache {
             let used: HashSet<u64> = keys.iter().copied().collect();
@@ -175,11 +176,7 @@ impl Site {
         let index: Vec<SearchEntry> = index.into_iter().flatten().collect();
         out.put(
             Path::new(SEARCH_INDEX),
-            format!(
-                "window.AGENTX_SEARCH_INDEX = {};\n",
-                serde_json::to_string(&index)?
-            )
-            .into_bytes(),
+            search_index_script(&index)?.into_bytes(),
         )?;
         for (name, bytes) in theme.assets() {
             out.put(&Path::new("theme").join(name), bytes.to_vec())?;
@@ -225,7 +222,7 @@ impl Site {
                 .chain(&html.additional_js)
                 .cloned(),
         );
-        for (rel, bytes) in self.static_files()? {
+        for SiteFile { path: rel, bytes } in self.static_files()? {
             if generated.contains(&rel) {
                 eprintln!(
                     "warning: {} is not copied: the build generates {}; rename it",
@@ -240,7 +237,7 @@ impl Site {
     }
 
     /// Non-Markdown files of the source dir (images…), except AgentX data.
-    fn static_files(&self) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    fn static_files(&self) -> Result<Vec<SiteFile>> {
         let src = self.dir.src_dir();
         let data_dir = self.dir.root.join(&self.dir.agentx.data_dir);
         let mut out = Vec::new();
@@ -257,7 +254,10 @@ impl Site {
                     stack.push(p);
                 } else if p.extension().is_none_or(|e| e != "md") {
                     let rel = p.strip_prefix(&src).expect("under src").to_path_buf();
-                    out.push((rel, std::fs::read(&p)?));
+                    out.push(SiteFile {
+                        path: rel,
+                        bytes: std::fs::read(&p)?,
+                    });
                 }
             }
         }

@@ -64,6 +64,14 @@ pub(crate) fn is_editor_noise(path: &Path) -> bool {
         || name.contains("___jb_old___")
 }
 
+/// A directory to watch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WatchRoot {
+    pub path: PathBuf,
+    /// Whether changes below it count, or only its own entries.
+    pub recursive: bool,
+}
+
 /// The outcome of one rebuild.
 pub struct Rebuild {
     pub(crate) site: Site,
@@ -126,19 +134,20 @@ impl Engine {
         &self.dir
     }
 
-    /// Directories (recursive) and files (not) to watch.
-    pub fn watch_roots(&self) -> Vec<(PathBuf, bool)> {
-        let mut v = vec![(self.root.clone(), false)];
+    /// What to watch: the book root (not below it: `book.toml`), the source
+    /// dir, the data dir, `templates/` and `theme/`, where they exist.
+    pub(crate) fn watch_roots(&self) -> Vec<WatchRoot> {
+        let root = |path: PathBuf, recursive| WatchRoot { path, recursive };
         let src = self.dir.src_dir();
         let data = self.root.join(&self.dir.agentx.data_dir);
-        v.push((src.clone(), true));
+        let mut v = vec![root(self.root.clone(), false), root(src.clone(), true)];
         if !data.starts_with(&src) {
-            v.push((data, true));
+            v.push(root(data, true));
         }
         for d in ["templates", "theme"] {
-            v.push((self.root.join(d), true));
+            v.push(root(self.root.join(d), true));
         }
-        v.retain(|(p, _)| p.exists());
+        v.retain(|r| r.path.exists());
         v
     }
 

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::markdown::{self, LinkMode};
+use super::search::{search_entries, search_index_script};
+use super::sidebar::SidebarKind;
 use super::theme::{HIGHLIGHT_CSS, Theme};
 use super::{BuildOptions, SidebarItem, Site};
 use crate::util::text::slug;
@@ -16,9 +18,17 @@ const ASSET_TAGS: [&str; 7] = [
     "script", "link", "img", "source", "video", "audio", "iframe",
 ];
 
-/// Remote asset references in an HTML text: `(tag, url)` pairs. Plain `<a href>`
-/// hyperlinks to other sites are fine offline and are not reported.
-pub(crate) fn remote_assets(html: &str) -> Vec<(String, String)> {
+/// Something a page would load from another site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RemoteAsset {
+    /// The element that loads it (`script`, `link`, …, or `style` for CSS `url()`).
+    pub tag: String,
+    pub url: String,
+}
+
+/// Remote asset references in an HTML text. Plain `<a href>` hyperlinks to
+/// other sites are fine offline and are not reported.
+pub(crate) fn remote_assets(html: &str) -> Vec<RemoteAsset> {
     let mut out = Vec::new();
     let lower = html.to_ascii_lowercase();
     let mut i = 0;
@@ -40,7 +50,10 @@ pub(crate) fn remote_assets(html: &str) -> Vec<(String, String)> {
                         || value.starts_with("https://")
                         || value.starts_with("//")
                     {
-                        out.push((name.clone(), value.to_string()));
+                        out.push(RemoteAsset {
+                            tag: name.clone(),
+                            url: value.to_string(),
+                        });
                     }
                     j += p + attr.len();
                 }
@@ -55,10 +68,10 @@ pub(crate) fn remote_assets(html: &str) -> Vec<(String, String)> {
                 let v = &html[end + k + 4..close];
                 let v = v.trim_start_matches(['"', '\'']);
                 if v.starts_with("http") || v.starts_with("//") {
-                    out.push((
-                        "style".into(),
-                        v.chars().take_while(|c| !"\"')".contains(*c)).collect(),
-                    ));
+                    out.push(RemoteAsset {
+                        tag: "style".into(),
+                        url: v.chars().take_while(|c| !"\"')".contains(*c)).collect(),
+                    });
                 }
             }
         }
@@ -78,14 +91,6 @@ fn attr_value(s: &str) -> &str {
     }
 }
 
-/// Checks files for remote assets; returns one message per problem.
-pub(crate) fn offline_problems(files: &[(PathBuf, Vec<u8>)]) -> Vec<String> {
-    files
-        .iter()
-        .flat_map(|(path, bytes)| offline_problems_in(path, bytes))
-        .collect()
-}
-
 /// The remote assets one HTML page or stylesheet would load.
 pub(crate) fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
     let mut problems = Vec::new();
@@ -103,8 +108,8 @@ pub(crate) fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
         }
         return problems;
     }
-    for (tag, url) in remote_assets(&text) {
-        problems.push(format!("{}: <{tag}> loads {url}", path.display()));
+    for a in remote_assets(&text) {
+        problems.push(format!("{}: <{}> loads {}", path.display(), a.tag, a.url));
     }
     problems
 }
@@ -156,22 +161,20 @@ pub fn single_file(root: &Path) -> Result<String> {
             "<section class=\"book-chapter\" id=\"{prefix}\">\n{}</section>\n",
             r.html
         ));
-        index.push(
-            serde_json::json!({"t": page.title, "s": "", "u": format!("#{prefix}"), "k": "page"}),
-        );
-        for h in r.headings.iter().filter(|h| h.level > 1) {
-            index.push(serde_json::json!({
-                "t": if h.is_set { format!("{} — {}", h.text, page.title) } else { h.text.clone() },
-                "s": h.id, "u": format!("#{}", h.id), "k": if h.is_set { "set" } else { "heading" },
-            }));
-        }
+        // Ids carry their chapter's prefix, so headings link as `#id`.
+        index.extend(search_entries(
+            &page.title,
+            &format!("#{prefix}"),
+            "",
+            &r.headings,
+        ));
     }
     let sidebar: Vec<SidebarItem> = site
         .sidebar
         .iter()
         .map(|s| {
             let mut s = s.clone();
-            if s.kind == "chapter" {
+            if s.kind == SidebarKind::Chapter {
                 let md = PathBuf::from(&s.href).with_extension("md");
                 s.href = format!("#{}", prefixes.get(&md).cloned().unwrap_or_default());
             }
@@ -185,10 +188,7 @@ pub fn single_file(root: &Path) -> Result<String> {
             css.push('\n');
         }
     }
-    let mut js = format!(
-        "window.AGENTX_SEARCH_INDEX = {};\n",
-        serde_json::to_string(&index)?
-    );
+    let mut js = search_index_script(&index)?;
     if let Some(b) = theme.asset("book.js") {
         js.push_str(&String::from_utf8_lossy(b));
     }
@@ -220,7 +220,7 @@ pub fn single_file(root: &Path) -> Result<String> {
     let html = theme
         .render("page.html", &ctx)
         .context("rendering the single file")?;
-    let problems = offline_problems(&[(PathBuf::from("book.html"), html.clone().into_bytes())]);
+    let problems = offline_problems_in(Path::new("book.html"), html.as_bytes());
     if !problems.is_empty() {
         bail!(
             "the single file would load remote assets:\n  {}",
@@ -240,7 +240,7 @@ mod tests {
 <img src=http://e/i.png alt=x><a href="https://github.com/x">fine</a><script src="theme/book.js"></script>
 <style>@font-face { src: url("https://fonts.example/f.woff2") }</style>"#;
         let found = remote_assets(html);
-        let urls: Vec<&str> = found.iter().map(|(_, u)| u.as_str()).collect();
+        let urls: Vec<&str> = found.iter().map(|a| a.url.as_str()).collect();
         assert_eq!(
             urls,
             [

@@ -54,7 +54,7 @@ impl Site {
         let row = self
             .sidebar
             .iter()
-            .position(|s| s.kind == "chapter" && s.href == current);
+            .position(|s| s.kind == SidebarKind::Chapter && s.href == current);
         let sidebar = sidebar_for(&self.sidebar, row);
         let link = |p: &PageSource| serde_json::json!({"title": p.title, "href": href(&html_path(&p.path))});
         let toc: Vec<&Heading> = body
@@ -145,13 +145,15 @@ impl Site {
             };
             let title = escape_html(&r.title);
             content.push_str(&match r.kind {
-                "part" => format!("<li class=\"part-title\">{title}</li>\n"),
-                "separator" => "<li class=\"separator\" aria-hidden=\"true\"></li>\n".into(),
-                "draft" => format!(
+                SidebarKind::Part => format!("<li class=\"part-title\">{title}</li>\n"),
+                SidebarKind::Separator => {
+                    "<li class=\"separator\" aria-hidden=\"true\"></li>\n".into()
+                }
+                SidebarKind::Draft => format!(
                     "<li class=\"chapter-item depth-{} draft\">{number}{title}</li>\n",
                     r.depth
                 ),
-                _ => format!(
+                SidebarKind::Chapter | SidebarKind::More => format!(
                     "<li class=\"chapter-item depth-{}\"><a href=\"{}\">{number}{title}</a></li>\n",
                     r.depth,
                     escape_html(&r.href)

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use super::SiteFile;
 use crate::util::fs::normalize;
 
 /// One problem, located by page.
@@ -96,80 +97,114 @@ fn is_internal(href: &str) -> bool {
 /// Checks every HTML page in `files` (paths relative to the site root).
 /// `skip` lists pages whose links are not checked (e.g. `404.html`, whose
 /// links are absolute from the server root).
-pub(crate) fn check(files: &[(PathBuf, Vec<u8>)], skip: &[&str]) -> (LinkStats, Vec<LinkProblem>) {
-    let all: HashSet<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    let mut ids: HashMap<PathBuf, HashSet<String>> = HashMap::new();
-    let mut problems = Vec::new();
-    let mut stats = LinkStats::default();
-    let pages: Vec<(&PathBuf, String)> = files
+pub(crate) fn check(files: &[SiteFile], skip: &[&str]) -> LinkCheck {
+    let pages: Vec<Page<'_>> = files
         .iter()
-        .filter(|(p, _)| p.extension().is_some_and(|e| e == "html"))
-        .map(|(p, b)| (p, String::from_utf8_lossy(b).into_owned()))
+        .filter(|f| f.path.extension().is_some_and(|e| e == "html"))
+        .map(|f| Page {
+            path: &f.path,
+            html: String::from_utf8_lossy(&f.bytes).into_owned(),
+        })
         .collect();
-    for (path, html) in &pages {
-        let mut seen = HashSet::new();
-        for id in attribute_values(html, "id") {
-            let id = unescape(id);
-            if !seen.insert(id.clone()) {
-                problems.push(LinkProblem {
-                    page: (*path).clone(),
-                    message: format!("id `{id}` is used more than once"),
-                });
-            }
-        }
-        stats.anchors += seen.len();
-        ids.insert((*path).clone(), seen);
-    }
-    for (path, html) in &pages {
-        if skip.iter().any(|s| Path::new(s) == path.as_path()) {
-            continue;
-        }
-        stats.pages += 1;
-        let dir = path.parent().unwrap_or(Path::new(""));
-        for href in attribute_values(html, "href") {
+    let mut out = LinkCheck::default();
+    let ids: HashMap<&Path, HashSet<String>> = pages
+        .iter()
+        .map(|p| (p.path.as_path(), p.ids(&mut out)))
+        .collect();
+    let site = Targets {
+        all: files.iter().map(|f| f.path.clone()).collect(),
+        ids,
+    };
+    for page in pages
+        .iter()
+        .filter(|p| !skip.iter().any(|s| Path::new(s) == p.path))
+    {
+        out.stats.pages += 1;
+        for href in attribute_values(&page.html, "href") {
             let href = unescape(href);
-            if !is_internal(&href) {
-                continue;
-            }
-            stats.links += 1;
-            let (target, frag) = match href.split_once('#') {
-                Some((t, f)) => (t, Some(f)),
-                None => (href.as_str(), None),
-            };
-            let target_path = if target.is_empty() {
-                (*path).clone()
-            } else if target.starts_with('/') {
-                PathBuf::from(target.trim_start_matches('/'))
-            } else {
-                normalize(&dir.join(target))
-            };
-            let target_path = if target.ends_with('/')
-                || (!all.contains(&target_path) && all.contains(&target_path.join("index.html")))
-            {
-                target_path.join("index.html")
-            } else {
-                target_path
-            };
-            if !all.contains(&target_path) {
-                problems.push(LinkProblem {
-                    page: (*path).clone(),
-                    message: format!("link `{href}`: no file {}", target_path.display()),
-                });
-                continue;
-            }
-            if let Some(f) = frag.filter(|f| !f.is_empty()) {
-                let f = percent_decode(f);
-                let known = ids.get(&target_path).is_some_and(|s| s.contains(&f));
-                if !known {
-                    problems.push(LinkProblem {
-                        page: (*path).clone(),
-                        message: format!("link `{href}`: no id `{f}` in {}", target_path.display()),
+            if is_internal(&href) {
+                out.stats.links += 1;
+                if let Some(message) = site.broken(page.path, &href) {
+                    out.problems.push(LinkProblem {
+                        page: page.path.clone(),
+                        message,
                     });
                 }
             }
         }
     }
-    (stats, problems)
+    out
+}
+
+/// What a link check found.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LinkCheck {
+    pub stats: LinkStats,
+    pub problems: Vec<LinkProblem>,
+}
+
+/// An HTML page of the site.
+struct Page<'a> {
+    path: &'a PathBuf,
+    html: String,
+}
+
+impl Page<'_> {
+    /// Its ids; a repeated one is a problem.
+    fn ids(&self, out: &mut LinkCheck) -> HashSet<String> {
+        let mut seen = HashSet::new();
+        for id in attribute_values(&self.html, "id") {
+            let id = unescape(id);
+            if !seen.insert(id.clone()) {
+                out.problems.push(LinkProblem {
+                    page: self.path.clone(),
+                    message: format!("id `{id}` is used more than once"),
+                });
+            }
+        }
+        out.stats.anchors += seen.len();
+        seen
+    }
+}
+
+/// What links can reach: every file, and the ids of every page.
+struct Targets<'a> {
+    all: HashSet<PathBuf>,
+    ids: HashMap<&'a Path, HashSet<String>>,
+}
+
+impl Targets<'_> {
+    /// Why an internal link from `page` does not resolve, if it does not.
+    fn broken(&self, page: &Path, href: &str) -> Option<String> {
+        let (target, frag) = match href.split_once('#') {
+            Some((t, f)) => (t, Some(f)),
+            None => (href, None),
+        };
+        let target_path = if target.is_empty() {
+            page.to_path_buf()
+        } else if target.starts_with('/') {
+            PathBuf::from(target.trim_start_matches('/'))
+        } else {
+            normalize(&page.parent().unwrap_or(Path::new("")).join(target))
+        };
+        let target_path = if target.ends_with('/')
+            || (!self.all.contains(&target_path)
+                && self.all.contains(&target_path.join("index.html")))
+        {
+            target_path.join("index.html")
+        } else {
+            target_path
+        };
+        if !self.all.contains(&target_path) {
+            return Some(format!("link `{href}`: no file {}", target_path.display()));
+        }
+        let f = percent_decode(frag.filter(|f| !f.is_empty())?);
+        let known = self
+            .ids
+            .get(target_path.as_path())
+            .is_some_and(|s| s.contains(&f));
+        (!known).then(|| format!("link `{href}`: no id `{f}` in {}", target_path.display()))
+    }
 }
 
 fn percent_decode(s: &str) -> String {
@@ -195,8 +230,11 @@ fn percent_decode(s: &str) -> String {
 mod tests {
     use super::*;
 
-    fn file(p: &str, s: &str) -> (PathBuf, Vec<u8>) {
-        (PathBuf::from(p), s.as_bytes().to_vec())
+    fn file(p: &str, s: &str) -> SiteFile {
+        SiteFile {
+            path: PathBuf::from(p),
+            bytes: s.as_bytes().to_vec(),
+        }
     }
 
     #[test]
@@ -217,7 +255,7 @@ mod tests {
             ),
             file("theme/book.css", ""),
         ];
-        let (stats, problems) = check(&files, &[]);
+        let LinkCheck { stats, problems } = check(&files, &[]);
         let msgs: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
         assert_eq!(
             msgs,

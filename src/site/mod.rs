@@ -37,11 +37,11 @@ pub(crate) use self::build::{book_manifest, build_inspected};
 pub(crate) use self::cache::RenderCache;
 use self::cache::body_key;
 use self::layout::redirect_html;
-pub(crate) use self::output::{FileSink, MemoryFiles, write_atomically};
+pub(crate) use self::output::{FileSink, MemoryFiles, SiteFile, write_atomically};
 use self::output::{Inspect, Inspected, Staging};
 pub(crate) use self::search::SEARCH_INDEX;
-use self::search::{SearchEntry, search_entries};
-pub(crate) use self::sidebar::{ALL_CHAPTERS, SidebarItem};
+use self::search::{SearchEntry, search_entries, search_index_script};
+pub(crate) use self::sidebar::{ALL_CHAPTERS, SidebarItem, SidebarKind};
 use self::sidebar::{SIDEBAR_FULL_LIMIT, flatten, sidebar_for, sidebar_is_shortened};
 
 /// How [`build`] builds.
@@ -102,7 +102,7 @@ fn href(p: &Path) -> String {
 
 /// The output of one render.
 pub(crate) struct Rendered {
-    pub files: Vec<(PathBuf, Vec<u8>)>,
+    pub files: Vec<SiteFile>,
     /// Chapters whose body was rendered (not taken from the cache).
     pub rerendered: usize,
     /// Pages laid out with the templates (not taken from the cache).

@@ -14,25 +14,33 @@ pub(crate) trait FileSink: Sync {
     fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()>;
 }
 
+/// One file of a built site.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct SiteFile {
+    /// Path relative to the site root.
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
 /// Files kept in memory.
 #[derive(Default)]
-pub(crate) struct MemoryFiles(Mutex<Vec<(PathBuf, Vec<u8>)>>);
+pub(crate) struct MemoryFiles(Mutex<Vec<SiteFile>>);
 
 impl MemoryFiles {
     /// The files, by path: threads finish pages in any order.
-    pub(crate) fn into_sorted(self) -> Vec<(PathBuf, Vec<u8>)> {
+    pub(crate) fn into_sorted(self) -> Vec<SiteFile> {
         let mut v = self.0.into_inner().expect("files lock");
-        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v.sort_by(|a, b| a.path.cmp(&b.path));
         v
     }
 }
 
 impl FileSink for MemoryFiles {
     fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()> {
-        self.0
-            .lock()
-            .expect("files lock")
-            .push((rel.to_path_buf(), bytes));
+        self.0.lock().expect("files lock").push(SiteFile {
+            path: rel.to_path_buf(),
+            bytes,
+        });
         Ok(())
     }
 }
@@ -59,10 +67,10 @@ impl FileSink for Inspected<'_> {
 
 /// Writes every file into a fresh directory beside `out`, then swaps it in, so
 /// a failed build never leaves a half-written site.
-pub(crate) fn write_atomically(out: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+pub(crate) fn write_atomically(out: &Path, files: &[SiteFile]) -> Result<()> {
     let stage = Staging::create(out)?;
-    for (rel, bytes) in files {
-        stage.write(rel, bytes)?;
+    for f in files {
+        stage.write(&f.path, &f.bytes)?;
     }
     stage.commit()?;
     Ok(())

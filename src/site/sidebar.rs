@@ -9,12 +9,25 @@ use serde::Serialize;
 
 use super::*;
 
+/// What a sidebar row is; templates see the lower-case name (`chapter`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SidebarKind {
+    /// A chapter with a page.
+    Chapter,
+    /// A chapter listed without a file (mdBook's draft chapters).
+    Draft,
+    /// A part title (`# Models` in `SUMMARY.md`).
+    Part,
+    Separator,
+    /// A link to the page listing every chapter, in a shortened sidebar.
+    More,
+}
+
 /// A sidebar row.
 #[derive(Debug, Clone, Serialize, Hash)]
 pub(crate) struct SidebarItem {
-    /// `chapter`, `draft`, `part`, `separator`, or `more` (a link to the
-    /// page listing every chapter, in a shortened sidebar).
-    pub kind: &'static str,
+    pub kind: SidebarKind,
     pub title: String,
     pub href: String,
     pub number: Option<String>,
@@ -81,7 +94,7 @@ pub(super) fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<S
     let first = if lo == 0 { 0 } else { top[lo] };
     let end = top.get(hi).copied().unwrap_or(rows.len());
     let more = |n: usize| SidebarItem {
-        kind: "more",
+        kind: SidebarKind::More,
         title: format!("All chapters ({n} more)"),
         href: ALL_CHAPTERS.to_string(),
         number: None,
@@ -99,7 +112,7 @@ pub(super) fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<S
         .collect();
     // Every hidden chapter, at any depth, is counted once: before the window
     // or after its start. Part titles and separators are hidden too, not counted.
-    let is_chapter = |r: &SidebarItem| matches!(r.kind, "chapter" | "draft");
+    let is_chapter = |r: &SidebarItem| matches!(r.kind, SidebarKind::Chapter | SidebarKind::Draft);
     let before = rows[..first].iter().filter(|r| is_chapter(r)).count();
     let after = rows[first..].iter().filter(|r| is_chapter(r)).count()
         - shown.iter().filter(|r| is_chapter(r)).count();
@@ -132,7 +145,7 @@ fn flatten_under(
     for item in items {
         match item {
             BookItem::Separator => sidebar.push(SidebarItem {
-                kind: "separator",
+                kind: SidebarKind::Separator,
                 title: String::new(),
                 href: String::new(),
                 number: None,
@@ -141,7 +154,7 @@ fn flatten_under(
                 parent,
             }),
             BookItem::PartTitle(t) => sidebar.push(SidebarItem {
-                kind: "part",
+                kind: SidebarKind::Part,
                 title: t,
                 href: String::new(),
                 number: None,
@@ -154,7 +167,7 @@ fn flatten_under(
                 match &ch.path {
                     Some(path) => {
                         sidebar.push(SidebarItem {
-                            kind: "chapter",
+                            kind: SidebarKind::Chapter,
                             title: ch.name.clone(),
                             href: href(&html_path(path)),
                             number: number.clone(),
@@ -170,7 +183,7 @@ fn flatten_under(
                         });
                     }
                     None => sidebar.push(SidebarItem {
-                        kind: "draft",
+                        kind: SidebarKind::Draft,
                         title: ch.name.clone(),
                         href: String::new(),
                         number,
@@ -198,7 +211,7 @@ mod sidebar_tests {
 
     fn row(depth: usize, parent: Option<usize>, href: &str) -> SidebarItem {
         SidebarItem {
-            kind: "chapter",
+            kind: SidebarKind::Chapter,
             title: href.into(),
             href: href.into(),
             number: None,
@@ -260,7 +273,7 @@ mod sidebar_tests {
         assert_eq!(shown.len(), 1 + TOP_LEVEL_WINDOW + 3 + 1);
         assert_eq!(
             (shown[0].kind, shown[0].title.as_str()),
-            ("more", "All chapters (120 more)")
+            (SidebarKind::More, "All chapters (120 more)")
         );
         assert_eq!(h[0], ALL_CHAPTERS);
         assert_eq!(h[1], "30.html");
@@ -282,7 +295,7 @@ mod sidebar_tests {
         assert_eq!(hrefs(&sidebar_for(&rows, None))[..2], ["0.html", "1.html"]);
         // Hidden part titles are not counted as chapters.
         let mut with_part = vec![SidebarItem {
-            kind: "part",
+            kind: SidebarKind::Part,
             ..row(0, None, "")
         }];
         with_part.extend(rows.iter().map(|r| SidebarItem {

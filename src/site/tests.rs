@@ -32,8 +32,11 @@ fn single_file_keeps_anchors_unique_and_links_inside() {
     assert!(remote_assets(&html).is_empty());
     assert!(!html.contains("<link rel=\"stylesheet\""));
     assert!(html.contains("<style>"));
-    let files = vec![(PathBuf::from("book.html"), html.clone().into_bytes())];
-    let (stats, problems) = links::check(&files, &[]);
+    let files = vec![SiteFile {
+        path: PathBuf::from("book.html"),
+        bytes: html.clone().into_bytes(),
+    }];
+    let links::LinkCheck { stats, problems } = links::check(&files, &[]);
     assert!(
         problems.is_empty(),
         "{:?}",
@@ -78,15 +81,16 @@ fn html_fragment_snapshots() {
 
 /// `build` streams pages and the manifest to disk; `serve`, `export` and
 /// `check` render in memory. Both must give the same site, byte for byte.
-fn assert_streamed_build_matches_memory(book: &Path, name: &str) -> Vec<(PathBuf, Vec<u8>)> {
+fn assert_streamed_build_matches_memory(book: &Path, name: &str) -> Vec<SiteFile> {
     let out = support::temp(name);
     let report = build_into(book, &out).unwrap();
     let on_disk = files_under(&out);
     let site = Site::load(book).unwrap();
     let in_memory = site.render_files(&BuildOptions::default()).unwrap();
-    let paths = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    let paths = |v: &[SiteFile]| v.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
     assert_eq!(paths(&on_disk), paths(&in_memory));
-    for ((path, a), (_, b)) in on_disk.iter().zip(&in_memory) {
+    for (disk, memory) in on_disk.iter().zip(&in_memory) {
+        let (path, a, b) = (&disk.path, &disk.bytes, &memory.bytes);
         assert!(
             a == b,
             "{} differs between build and render",
@@ -96,7 +100,7 @@ fn assert_streamed_build_matches_memory(book: &Path, name: &str) -> Vec<(PathBuf
     assert_eq!(report.files, on_disk.len());
     assert_eq!(
         report.bytes,
-        on_disk.iter().map(|f| f.1.len() as u64).sum::<u64>()
+        on_disk.iter().map(|f| f.bytes.len() as u64).sum::<u64>()
     );
     assert_eq!(
         (report.pages, report.command_sets),
@@ -110,7 +114,7 @@ fn assert_streamed_build_matches_memory(book: &Path, name: &str) -> Vec<(PathBuf
 fn streamed_build_of_the_sample_book_matches_the_in_memory_render() {
     let files = assert_streamed_build_matches_memory(&support::repo(), "stream-sample");
     // A small book lists every chapter in every sidebar: no page of all chapters.
-    assert!(!files.iter().any(|f| f.0 == Path::new(ALL_CHAPTERS)));
+    assert!(!files.iter().any(|f| f.path == Path::new(ALL_CHAPTERS)));
 }
 
 #[test]
@@ -129,9 +133,9 @@ fn large_books_get_short_sidebars_and_a_page_of_all_chapters() {
     let html = |rel: &str| -> String {
         let f = files
             .iter()
-            .find(|f| f.0 == Path::new(rel))
+            .find(|f| f.path == Path::new(rel))
             .unwrap_or_else(|| panic!("{rel}"));
-        String::from_utf8(f.1.clone()).unwrap()
+        String::from_utf8(f.bytes.clone()).unwrap()
     };
     // The page of all chapters links every chapter once, in reading order.
     let all = html(ALL_CHAPTERS);
@@ -172,7 +176,7 @@ fn large_books_get_short_sidebars_and_a_page_of_all_chapters() {
     );
     assert!(sidebar.contains("aria-current=\"page\""));
     // Every link, including those to the page of all chapters, resolves.
-    let (_, problems) = links::check(&files, &["404.html"]);
+    let problems = links::check(&files, &["404.html"]).problems;
     assert!(
         problems.is_empty(),
         "{:?}",
@@ -202,8 +206,8 @@ fn source_files_never_replace_generated_files_in_memory_either() {
     let files = assert_streamed_build_matches_memory(&book, "static-clash-memory-out");
     let manifests: Vec<_> = files
         .iter()
-        .filter(|f| f.0 == Path::new("agentx-manifest.json"))
+        .filter(|f| f.path == Path::new("agentx-manifest.json"))
         .collect();
     assert_eq!(manifests.len(), 1);
-    assert!(String::from_utf8_lossy(&manifests[0].1).contains("\"command_sets\""));
+    assert!(String::from_utf8_lossy(&manifests[0].bytes).contains("\"command_sets\""));
 }
