@@ -37,43 +37,27 @@ pub(crate) fn site_path(target: &str) -> Option<String> {
 }
 
 fn percent_decode(s: &str) -> Option<String> {
+    // A malformed escape (`%zz`, a `%` at the end) is refused, not passed on.
     let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
+    let well_formed = (0..b.len()).filter(|&i| b[i] == b'%').all(|i| {
+        b.get(i + 1..i + 3)
+            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    });
+    if !well_formed {
+        return None;
     }
-    String::from_utf8(out).ok()
+    let decoded = percent_encoding::percent_decode_str(s).decode_utf8().ok()?;
+    Some(decoded.into_owned())
 }
 
-pub(crate) fn content_type(path: &str) -> &'static str {
-    match path
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .as_deref()
-    {
-        Some("html" | "htm") => "text/html; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        Some("js" | "mjs") => "text/javascript; charset=utf-8",
-        Some("json") => "application/json",
-        Some("svg") => "image/svg+xml",
-        Some("png") => "image/png",
-        Some("jpg" | "jpeg") => "image/jpeg",
-        Some("gif") => "image/gif",
-        Some("webp") => "image/webp",
-        Some("ico") => "image/x-icon",
-        Some("woff2") => "font/woff2",
-        Some("woff") => "font/woff",
-        Some("txt" | "md" | "toml" | "conf") => "text/plain; charset=utf-8",
-        Some("wasm") => "application/wasm",
-        _ => "application/octet-stream",
+pub(crate) fn content_type(path: &str) -> String {
+    let mime = mime_guess::from_path(path).first_or_octet_stream();
+    // Text is UTF-8 throughout the site: say so, as browsers otherwise guess.
+    let text = mime.type_() == mime_guess::mime::TEXT || mime.subtype() == "javascript";
+    if text {
+        format!("{mime}; charset=utf-8")
+    } else {
+        mime.to_string()
     }
 }
 
@@ -119,7 +103,7 @@ pub(super) fn handle(stream: TcpStream, shared: &Shared) -> Result<()> {
     match found {
         Some((p, body)) => {
             drop(site);
-            respond(&mut stream, "200 OK", content_type(&p), &body, head)
+            respond(&mut stream, "200 OK", &content_type(&p), &body, head)
         }
         None => {
             let body = site
@@ -194,5 +178,8 @@ mod tests {
             "text/javascript; charset=utf-8"
         );
         assert_eq!(content_type("x.bin"), "application/octet-stream");
+        assert_eq!(content_type("theme/favicon.svg"), "image/svg+xml");
+        assert_eq!(content_type("agentx-manifest.json"), "application/json");
+        assert_eq!(content_type("IMG.PNG"), "image/png");
     }
 }

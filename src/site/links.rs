@@ -207,23 +207,12 @@ impl Targets<'_> {
     }
 }
 
+/// A fragment as the browser matches it against ids: `%XX` decoded,
+/// invalid UTF-8 replaced.
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 #[cfg(test)]
@@ -235,6 +224,24 @@ mod tests {
             path: PathBuf::from(p),
             bytes: s.as_bytes().to_vec(),
         }
+    }
+
+    /// Regression: `<a href="#%aé">` panicked (a slice inside `é`).
+    #[test]
+    fn fragments_decode_without_panicking() {
+        assert_eq!(percent_decode("%aé"), "%aé");
+        assert_eq!(percent_decode("a%20b%C3%A9%"), "a bé%");
+        assert_eq!(percent_decode("%ff"), "\u{fffd}");
+        let files = [file("index.html", "<p id=\"x\"></p><a href=\"#%aé\">1</a>")];
+        let problems: Vec<String> = check(&files, &[])
+            .problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(
+            problems,
+            ["index.html: link `#%aé`: no id `%aé` in index.html"]
+        );
     }
 
     #[test]
