@@ -137,23 +137,9 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Every data file (`.json`, `.jsx`, `.js`) directly in or below `dir`, sorted.
 pub(crate) fn data_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&d).with_context(|| format!("cannot list {}", d.display()))?;
-        for entry in entries {
-            let entry = entry.with_context(|| format!("cannot list {}", d.display()))?;
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if is_data_file(&p) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+    let mut files = crate::util::fs::files_below(dir, |_| false)?;
+    files.retain(|p| is_data_file(p));
+    Ok(files)
 }
 
 pub(crate) fn is_data_file(p: &Path) -> bool {

@@ -16,6 +16,7 @@ use super::markdown::LinkMode;
 use super::theme::Theme;
 use super::*;
 use crate::preprocessor::Residency;
+use crate::util::fs::files_below;
 
 impl Site {
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
@@ -241,27 +242,14 @@ impl Site {
         let src = self.dir.src_dir();
         let data_dir = self.dir.root.join(&self.dir.agentx.data_dir);
         let mut out = Vec::new();
-        let mut stack = vec![src.clone()];
-        while let Some(d) = stack.pop() {
-            for entry in
-                std::fs::read_dir(&d).with_context(|| format!("cannot list {}", d.display()))?
-            {
-                let p = entry?.path();
-                if p.starts_with(&data_dir) {
-                    continue;
-                }
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_none_or(|e| e != "md") {
-                    let rel = p.strip_prefix(&src).expect("under src").to_path_buf();
-                    out.push(SiteFile {
-                        path: rel,
-                        bytes: std::fs::read(&p)?,
-                    });
-                }
+        for p in files_below(&src, |p| p.starts_with(&data_dir))? {
+            if p.extension().is_none_or(|e| e != "md") {
+                let bytes = std::fs::read(&p)
+                    .with_context(|| format!("cannot read {}", self.dir.display_path(&p)))?;
+                let rel = p.strip_prefix(&src).expect("under src").to_path_buf();
+                out.push(SiteFile { path: rel, bytes });
             }
         }
-        out.sort();
         Ok(out)
     }
 }

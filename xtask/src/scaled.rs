@@ -37,14 +37,13 @@ impl BookLayout {
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    for e in std::fs::read_dir(from)? {
-        let p = e?.path();
-        let dest = to.join(p.file_name().expect("named"));
-        if p.is_dir() {
-            copy_dir(&p, &dest)?;
+    for e in walkdir::WalkDir::new(from) {
+        let e = e?;
+        let dest = to.join(e.path().strip_prefix(from)?);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest)?;
         } else {
-            std::fs::copy(&p, &dest)?;
+            std::fs::copy(e.path(), &dest)?;
         }
     }
     Ok(())
