@@ -5,6 +5,7 @@
 //!
 //! May use: `manifest`, `site` (the manifest of a book at a git ref), `util`.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -38,47 +39,46 @@ pub(crate) fn manifest_at_ref(book: &Path, git_ref: &str) -> Result<Manifest> {
         .strip_prefix(&top)
         .unwrap_or(Path::new(""))
         .to_path_buf();
-    let scratch = std::env::temp_dir().join(format!(
-        "agentx-diff-{}-{}",
-        std::process::id(),
-        crate::util::text::slug(git_ref)
-    ));
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch)?;
-    let result = (|| {
-        let archive = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&top)
-            .args(["archive", "--format=tar", git_ref])
-            .output()
-            .context("running git archive")?;
-        if !archive.status.success() {
-            bail!(
-                "`{git_ref}` is neither a file, a directory nor a git ref of {}: {}",
-                top.display(),
-                String::from_utf8_lossy(&archive.stderr).trim()
-            );
-        }
-        let mut tar = std::process::Command::new("tar")
-            .arg("-x")
-            .arg("-C")
-            .arg(&scratch)
-            .stdin(std::process::Stdio::piped())
-            .spawn()
-            .context("running tar")?;
-        use std::io::Write;
-        tar.stdin
-            .take()
-            .expect("piped")
-            .write_all(&archive.stdout)?;
-        if !tar.wait()?.success() {
-            bail!("tar could not unpack git archive {git_ref}");
-        }
-        crate::site::book_manifest(&scratch.join(&sub))
-            .with_context(|| format!("building the book at {git_ref}"))
-    })();
-    let _ = std::fs::remove_dir_all(&scratch);
-    result
+    // Removed when dropped, whatever happens below.
+    let scratch = tempfile::Builder::new()
+        .prefix("agentx-diff-")
+        .tempdir()
+        .context("cannot create a scratch directory")?;
+    unpack_ref(&top, git_ref, scratch.path())?;
+    crate::site::book_manifest(&scratch.path().join(&sub))
+        .with_context(|| format!("building the book at {git_ref}"))
+}
+
+/// The files of `git_ref` of the repository at `top`, unpacked into `into`.
+fn unpack_ref(top: &Path, git_ref: &str, into: &Path) -> Result<()> {
+    let archive = std::process::Command::new("git")
+        .arg("-C")
+        .arg(top)
+        .args(["archive", "--format=tar", git_ref])
+        .output()
+        .context("running git archive")?;
+    if !archive.status.success() {
+        bail!(
+            "`{git_ref}` is neither a file, a directory nor a git ref of {}: {}",
+            top.display(),
+            String::from_utf8_lossy(&archive.stderr).trim()
+        );
+    }
+    let mut tar = std::process::Command::new("tar")
+        .arg("-x")
+        .arg("-C")
+        .arg(into)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .context("running tar")?;
+    tar.stdin
+        .take()
+        .expect("piped")
+        .write_all(&archive.stdout)?;
+    if !tar.wait()?.success() {
+        bail!("tar could not unpack git archive {git_ref}");
+    }
+    Ok(())
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String> {

@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, anyhow};
+use tempfile::TempDir;
 
 /// Where rendered files go: memory (`serve`, `export`, `check`) or a
 /// staging directory (`build`). Pages arrive from several threads.
@@ -78,66 +79,53 @@ pub(crate) fn write_atomically(out: &Path, files: &[SiteFile]) -> Result<()> {
 
 /// A fresh directory beside the output directory that a build writes into,
 /// then swaps in whole; dropped without [`Staging::commit`] (an error, a
-/// panic), it is removed and the old site stays as it was.
+/// panic), it is removed and the old site stays as it was. A build killed
+/// outright leaves its `.<name>.staging.*` directory behind.
 pub(crate) struct Staging {
     out: PathBuf,
-    tmp: PathBuf,
+    tmp: TempDir,
     /// Directories already created.
     dirs: Mutex<HashSet<PathBuf>>,
     files: AtomicUsize,
     bytes: AtomicU64,
-    committed: bool,
+}
+
+/// A new directory in `parent` named `<prefix><random>`, removed on drop;
+/// created with the mode any new directory gets (not tempfile's private
+/// one), since it becomes the published site.
+fn temp_dir_in(parent: &Path, prefix: &str) -> Result<TempDir> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix);
+    #[cfg(unix)]
+    b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o777));
+    b.tempdir_in(parent)
+        .with_context(|| format!("cannot create a directory in {}", parent.display()))
 }
 
 impl Staging {
     pub(crate) fn create(out: &Path) -> Result<Staging> {
         let out = std::path::absolute(out)?;
-        let parent = out
-            .parent()
-            .ok_or_else(|| anyhow!("output directory has no parent"))?;
-        let name = out
-            .file_name()
-            .ok_or_else(|| anyhow!("output directory has no name"))?
-            .to_string_lossy()
-            .into_owned();
+        let (parent, name) = parent_and_name(&out)?;
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
-        // Leftovers of a build that was interrupted (Ctrl-C during `watch`),
-        // but not the directory of a build still running in another process.
-        if let Ok(entries) = std::fs::read_dir(parent) {
-            for e in entries.flatten() {
-                let n = e.file_name().to_string_lossy().into_owned();
-                let pid = n
-                    .strip_prefix(&format!(".{name}.tmp-"))
-                    .or_else(|| n.strip_prefix(&format!(".{name}.old-")));
-                if let Some(pid) = pid
-                    && !pid.parse().is_ok_and(process_is_running)
-                {
-                    let _ = std::fs::remove_dir_all(e.path());
-                }
-            }
-        }
-        let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-        std::fs::create_dir_all(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        let tmp = temp_dir_in(parent, &format!(".{name}.staging."))?;
         Ok(Staging {
+            dirs: Mutex::new(HashSet::from([tmp.path().to_path_buf()])),
             out,
-            tmp: tmp.clone(),
-            dirs: Mutex::new(HashSet::from([tmp])),
+            tmp,
             files: AtomicUsize::new(0),
             bytes: AtomicU64::new(0),
-            committed: false,
         })
     }
 
     /// The staging directory.
     pub(crate) fn path(&self) -> &Path {
-        &self.tmp
+        self.tmp.path()
     }
 
     /// Writes one file at `rel`, creating its directory on first use.
     pub(crate) fn write(&self, rel: &Path, bytes: &[u8]) -> Result<()> {
-        let p = self.tmp.join(rel);
+        let p = self.tmp.path().join(rel);
         if let Some(d) = p.parent()
             && !self.dirs.lock().expect("dirs lock").contains(d)
         {
@@ -156,32 +144,29 @@ impl Staging {
     }
 
     /// Swaps the staged site in; returns the number of files and bytes.
-    pub(crate) fn commit(mut self) -> Result<(usize, u64)> {
-        let (out, tmp) = (&self.out, &self.tmp);
-        let parent = out.parent().expect("checked in create");
-        let name = out
-            .file_name()
-            .expect("checked in create")
-            .to_string_lossy();
+    pub(crate) fn commit(self) -> Result<(usize, u64)> {
+        let (out, tmp) = (&self.out, self.tmp);
+        let moved = |e: std::io::Error| {
+            anyhow!(e).context(format!("cannot move the new site to {}", out.display()))
+        };
         if out.exists() {
-            let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-            if old.exists() {
-                std::fs::remove_dir_all(&old)?;
-            }
+            // The old site goes into a directory of its own, removed after the swap.
+            let (parent, name) = parent_and_name(out)?;
+            let aside = temp_dir_in(parent, &format!(".{name}.old."))?;
+            let old = aside.path().join("site");
             std::fs::rename(out, &old)
                 .with_context(|| format!("cannot move {} aside", out.display()))?;
-            if let Err(e) = std::fs::rename(tmp, out) {
+            if let Err(e) = std::fs::rename(tmp.path(), out) {
                 let _ = std::fs::rename(&old, out);
-                return Err(e)
-                    .with_context(|| format!("cannot move the new site to {}", out.display()));
+                return Err(moved(e));
             }
-            self.committed = true;
-            std::fs::remove_dir_all(&old)
+            let _now_the_site = tmp.keep();
+            aside
+                .close()
                 .with_context(|| format!("cannot remove {}", old.display()))?;
         } else {
-            std::fs::rename(tmp, out)
-                .with_context(|| format!("cannot move the new site to {}", out.display()))?;
-            self.committed = true;
+            std::fs::rename(tmp.path(), out).map_err(moved)?;
+            let _now_the_site = tmp.keep();
         }
         Ok((
             self.files.load(Ordering::Relaxed),
@@ -190,10 +175,17 @@ impl Staging {
     }
 }
 
-/// Whether process `pid` is running (Linux); elsewhere, never, so leftovers
-/// are always cleaned as before.
-fn process_is_running(pid: u32) -> bool {
-    pid != std::process::id() && Path::new("/proc").join(pid.to_string()).exists()
+/// The directory holding `out`, and `out`'s name.
+fn parent_and_name(out: &Path) -> Result<(&Path, String)> {
+    let parent = out
+        .parent()
+        .ok_or_else(|| anyhow!("output directory has no parent"))?;
+    let name = out
+        .file_name()
+        .ok_or_else(|| anyhow!("output directory has no name"))?
+        .to_string_lossy()
+        .into_owned();
+    Ok((parent, name))
 }
 
 impl FileSink for Staging {
@@ -202,10 +194,34 @@ impl FileSink for Staging {
     }
 }
 
-impl Drop for Staging {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_dir_all(&self.tmp);
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staging_is_removed_on_drop_unless_committed() {
+        let root = crate::test_support::temp("staging");
+        let out = root.join("site");
+        let stage = Staging::create(&out).unwrap();
+        stage.write(Path::new("a/b.html"), b"new").unwrap();
+        let staged = stage.path().to_path_buf();
+        assert!(staged.join("a/b.html").is_file());
+        drop(stage);
+        assert!(!staged.exists() && !out.exists(), "dropped: nothing left");
+        let stage = Staging::create(&out).unwrap();
+        stage.write(Path::new("a/b.html"), b"new").unwrap();
+        assert_eq!(stage.commit().unwrap(), (1, 3));
+        assert_eq!(std::fs::read(out.join("a/b.html")).unwrap(), b"new");
+        // Over an existing site: swapped whole, the old one gone.
+        let stage = Staging::create(&out).unwrap();
+        stage.write(Path::new("c.html"), b"newer").unwrap();
+        stage.commit().unwrap();
+        assert!(!out.join("a").exists() && out.join("c.html").is_file());
+        let names: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["site"]);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }
