@@ -163,72 +163,43 @@ pub fn verbose(d: &ManifestDiff, old: &Manifest, new: &Manifest) -> String {
     out
 }
 
-/// A unified diff of two texts by lines (LCS), with `context` lines around changes.
+/// A unified diff of two texts by lines (Myers, linear in practice), with
+/// `context` lines around changes. Hunk headers always give the line count
+/// (`@@ -10,1 +10,2 @@`), as this tool has always printed them.
 pub(crate) fn unified_diff(a: &str, b: &str, context: usize) -> String {
+    use similar::DiffTag;
     let a: Vec<&str> = a.lines().collect();
     let b: Vec<&str> = b.lines().collect();
-    let (n, m) = (a.len(), b.len());
-    // lcs[i][j]: length of the LCS of a[i..] and b[j..].
-    let mut lcs = vec![vec![0usize; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    // The edit script: (' ' | '-' | '+', a index, b index, line).
-    let mut ops: Vec<(char, usize, usize, &str)> = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            ops.push((' ', i, j, a[i]));
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            // Deletions first, as unified diffs show them.
-            ops.push(('-', i, j, a[i]));
-            i += 1;
-        } else {
-            ops.push(('+', i, j, b[j]));
-            j += 1;
-        }
-    }
-    let changed: Vec<usize> = (0..ops.len()).filter(|k| ops[*k].0 != ' ').collect();
-    if changed.is_empty() {
-        return String::new();
-    }
-    // Group changes whose context windows touch into hunks.
-    let mut hunks: Vec<(usize, usize)> = Vec::new();
-    for &k in &changed {
-        let start = k.saturating_sub(context);
-        let end = (k + context + 1).min(ops.len());
-        match hunks.last_mut() {
-            Some(h) if start <= h.1 => h.1 = end,
-            _ => hunks.push((start, end)),
-        }
-    }
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b);
     let mut out = String::new();
-    for (start, end) in hunks {
-        let slice = &ops[start..end];
-        let a_start = slice[0].1;
-        let b_start = slice[0].2;
-        let a_len = slice.iter().filter(|o| o.0 != '+').count();
-        let b_len = slice.iter().filter(|o| o.0 != '-').count();
-        out.push_str(&format!(
-            "@@ -{},{} +{},{} @@\n",
-            a_start + usize::from(a_len > 0),
-            a_len,
-            b_start + usize::from(b_len > 0),
-            b_len
-        ));
-        for (kind, _, _, line) in slice {
-            out.push(*kind);
-            out.push_str(line);
-            out.push('\n');
+    for hunk in similar::group_diff_ops(ops, context) {
+        let (_, first_old, first_new) = hunk[0].as_tag_tuple();
+        let (mut body, mut a_len, mut b_len) = (String::new(), 0, 0);
+        for op in &hunk {
+            let (tag, old, new) = op.as_tag_tuple();
+            let mut lines = |mark: char, range: std::ops::Range<usize>, side: &[&str]| {
+                for line in &side[range] {
+                    body.push(mark);
+                    body.push_str(line);
+                    body.push('\n');
+                }
+            };
+            // Deletions before insertions, as unified diffs show them.
+            match tag {
+                DiffTag::Equal => lines(' ', old.clone(), &a),
+                DiffTag::Delete | DiffTag::Replace | DiffTag::Insert => {
+                    lines('-', old.clone(), &a);
+                    lines('+', new.clone(), &b);
+                }
+            }
+            a_len += old.len();
+            b_len += new.len();
         }
+        out.push_str(&format!(
+            "@@ -{},{a_len} +{},{b_len} @@\n{body}",
+            first_old.start + usize::from(a_len > 0),
+            first_new.start + usize::from(b_len > 0),
+        ));
     }
     out
 }
@@ -247,5 +218,17 @@ mod tests {
         );
         assert_eq!(unified_diff("x\n", "x\n", 3), "");
         assert_eq!(unified_diff("", "new\n", 3), "@@ -0,0 +1,1 @@\n+new\n");
+        // A moved line: removed where it was, added where it goes.
+        assert_eq!(
+            unified_diff("a\nb\nc\nd\n", "b\nc\nd\na\n", 1),
+            "@@ -1,2 +1,1 @@\n-a\n b\n@@ -4,1 +3,2 @@\n d\n+a\n"
+        );
+        // Far from quadratic: 20,000 lines each side with one change.
+        let big: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+        let changed = big.replacen("line 10000\n", "line ten thousand\n", 1);
+        assert_eq!(
+            unified_diff(&big, &changed, 0),
+            "@@ -10001,1 +10001,1 @@\n-line 10000\n+line ten thousand\n"
+        );
     }
 }
