@@ -8,6 +8,7 @@ use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 
 use super::*;
 use crate::manifest::ManifestEntry;
+use crate::util::markdown::MarkdownConfig;
 
 /// A chapter expanded by [`expand_book`], waiting to go back into the book.
 struct ExpandedJob {
@@ -27,34 +28,52 @@ struct Job<'a> {
 }
 
 /// Chapters holding a directive, in reading order.
-fn jobs_in<'a>(items: &'a [BookItem], src_dir: &Path, order: &mut usize, jobs: &mut Vec<Job<'a>>) {
+fn jobs_in<'a>(
+    items: &'a [BookItem],
+    settings: &BookSettings<'_>,
+    order: &mut usize,
+    jobs: &mut Vec<Job<'a>>,
+) {
     for item in items {
         let BookItem::Chapter(ch) = item else {
             continue;
         };
         if let Some(path) = &ch.path
-            && !directive::find(&ch.content).is_empty()
+            && !directive::find(&ch.content, settings.markdown).is_empty()
         {
             let source = ch.source_path.as_ref().unwrap_or(path);
             jobs.push(Job {
                 order: *order,
                 content: &ch.content,
                 path,
-                display: src_dir.join(source).display().to_string(),
+                display: settings.src_dir.join(source).display().to_string(),
             });
         }
         *order += 1;
-        jobs_in(&ch.sub_items, src_dir, order, jobs);
+        jobs_in(&ch.sub_items, settings, order, jobs);
     }
 }
 
 /// Where expansion sends the command sets of each chapter, in reading order.
 pub(crate) type ManifestSink<'a> = dyn FnMut(Vec<ManifestEntry>) -> Result<()> + 'a;
 
+/// Where a book is and how it expands.
+pub(crate) struct BookSettings<'a> {
+    /// The book root (holding `book.toml`).
+    pub root: &'a Path,
+    /// The source dir, relative to the root (for messages).
+    pub src_dir: &'a Path,
+    pub agentx: &'a AgentxConfig,
+    /// `[output.html]`'s Markdown switches.
+    pub markdown: MarkdownConfig,
+    /// How a library opened here keeps its data.
+    pub residency: Residency,
+}
+
 /// Expands directives in every chapter of an mdBook book, adding deployment
 /// chapters; returns the directives left unexpanded (`on-error = "warn"`).
 ///
-/// `lib` holds the data: when empty, it is opened with `residency` on the
+/// `lib` holds the data: when empty, it is opened with `settings.residency` on the
 /// first directive; callers that rebuild (serve, watch) keep it. The command
 /// sets of each chapter go to `sets` as soon as a batch of chapters is done,
 /// so a large book never holds every set's text at once. Chapters expand on
@@ -62,20 +81,18 @@ pub(crate) type ManifestSink<'a> = dyn FnMut(Vec<ManifestEntry>) -> Result<()> +
 /// printed to stderr as they come, and returned for reports.
 pub(crate) fn expand_book(
     book: &mut Book,
-    root: &Path,
-    src_dir: &Path,
-    cfg: &AgentxConfig,
+    settings: &BookSettings<'_>,
     lib: &mut Option<Library>,
-    residency: Residency,
     sets: &mut ManifestSink<'_>,
 ) -> Result<Vec<String>> {
     let mut jobs = Vec::new();
-    jobs_in(&book.items, src_dir, &mut 0, &mut jobs);
+    jobs_in(&book.items, settings, &mut 0, &mut jobs);
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
     if lib.is_none() {
-        *lib = Some(Library::open(root, &cfg.data_dir, residency)?);
+        let s = settings;
+        *lib = Some(Library::open(s.root, &s.agentx.data_dir, s.residency)?);
     }
     let library = lib.as_ref().expect("opened above");
     let mut warnings = Vec::new();
@@ -84,7 +101,11 @@ pub(crate) fn expand_book(
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
     for chunk in jobs.chunks(batch) {
         let expanded = crate::util::parallel::map(chunk, |job| {
-            expand_chapter(job.content, job.path, &job.display, library, cfg.on_error)
+            let options = ChapterOptions {
+                on_error: settings.agentx.on_error,
+                markdown: settings.markdown,
+            };
+            expand_chapter_with(job.content, job.path, &job.display, library, options)
         })?;
         for (job, e) in chunk.iter().zip(expanded) {
             // Printed here, once and in reading order, for every command.

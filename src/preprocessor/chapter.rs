@@ -10,6 +10,7 @@ use super::*;
 use crate::decode;
 use crate::manifest::ManifestEntry;
 use crate::render::{self, SECTION_ANCHOR, SectionOptions};
+use crate::util::markdown::MarkdownConfig;
 use crate::util::text::slug;
 
 /// A chapter after expansion.
@@ -26,7 +27,8 @@ pub struct Expanded {
     pub manifest: Vec<ManifestEntry>,
 }
 
-/// Expands every directive of one chapter.
+/// Expands every directive of one chapter, parsing its Markdown with mdBook's
+/// default switches.
 ///
 /// `chapter_path` is the chapter's path relative to the source dir (for links
 /// and sub-chapter paths); `display` names it in messages (e.g. `content/intro.md`).
@@ -37,7 +39,30 @@ pub fn expand_chapter(
     lib: &Library,
     on_error: OnError,
 ) -> Result<Expanded> {
-    let occurrences = directive::find(content);
+    let options = ChapterOptions {
+        on_error,
+        markdown: MarkdownConfig::default(),
+    };
+    expand_chapter_with(content, chapter_path, display, lib, options)
+}
+
+/// How chapters expand: what a bad directive does, and how Markdown parses.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ChapterOptions {
+    pub on_error: OnError,
+    pub markdown: MarkdownConfig,
+}
+
+/// [`expand_chapter`] with the book's own options.
+pub(crate) fn expand_chapter_with(
+    content: &str,
+    chapter_path: &Path,
+    display: &str,
+    lib: &Library,
+    options: ChapterOptions,
+) -> Result<Expanded> {
+    let on_error = options.on_error;
+    let occurrences = directive::find(content, options.markdown);
     if occurrences.is_empty() {
         return Ok(Expanded {
             content: content.to_string(),

@@ -66,6 +66,16 @@ impl Default for AgentxConfig {
     }
 }
 
+/// Reads `[output.html]`'s Markdown switches from mdBook's config.
+pub(crate) fn markdown_from_mdbook(
+    cfg: &mdbook_preprocessor::config::Config,
+) -> Result<crate::util::markdown::MarkdownConfig> {
+    Ok(cfg
+        .get("output.html")
+        .context("invalid [output.html] in book.toml")?
+        .unwrap_or_default())
+}
+
 /// Reads `[preprocessor.agentx]` from mdBook's config.
 pub(crate) fn config_from_mdbook(
     cfg: &mdbook_preprocessor::config::Config,
@@ -74,4 +84,30 @@ pub(crate) fn config_from_mdbook(
         .get::<AgentxConfig>("preprocessor.agentx")
         .context("invalid [preprocessor.agentx] in book.toml")?
         .unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use super::*;
+    use crate::util::markdown::MarkdownConfig;
+
+    #[test]
+    fn markdown_switches_from_mdbook_config() {
+        let cfg = |toml: &str| mdbook_preprocessor::config::Config::from_str(toml).unwrap();
+        assert_eq!(
+            markdown_from_mdbook(&cfg("[book]\ntitle = \"x\"\n")).unwrap(),
+            MarkdownConfig::default()
+        );
+        let off = cfg("[output.html]\nsmart-punctuation = false\nadmonitions = false\n");
+        assert_eq!(
+            markdown_from_mdbook(&off).unwrap(),
+            MarkdownConfig {
+                smart_punctuation: false,
+                definition_lists: true,
+                admonitions: false,
+            }
+        );
+    }
 }

@@ -7,10 +7,10 @@
 
 use std::ops::Range;
 
-use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, Tag, TagEnd};
 
 use super::parse::{CLOSE, Directive, DirectiveError, OPEN, parse};
-use crate::util::markdown::markdown_options;
+use crate::util::markdown::MarkdownConfig;
 
 /// Where a directive sits, for messages (1-based, column in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,14 +51,14 @@ impl Occurrence {
 }
 
 /// Every directive (and escaped directive) in paragraph text, in order.
-pub(crate) fn find(chapter: &str) -> Vec<Occurrence> {
+pub(crate) fn find(chapter: &str, markdown: MarkdownConfig) -> Vec<Occurrence> {
     // Runs of inline content (paragraphs, and the text of tight list items,
     // which have no paragraph); code blocks and HTML blocks are never in one.
     let mut paragraphs: Vec<Range<usize>> = Vec::new();
     let mut skip: Vec<Range<usize>> = Vec::new();
     let mut run: Option<Range<usize>> = None;
     let mut in_code_block = false;
-    for (event, range) in Parser::new_ext(chapter, markdown_options()).into_offset_iter() {
+    for (event, range) in markdown.parser(chapter).into_offset_iter() {
         let inline = match &event {
             Event::Start(Tag::CodeBlock(_)) => {
                 in_code_block = true;
@@ -257,7 +257,7 @@ mod tests {
     use super::*;
 
     fn kinds(chapter: &str) -> Vec<(usize, usize, &'static str)> {
-        find(chapter)
+        find(chapter, MarkdownConfig::default())
             .into_iter()
             .map(|o| {
                 let k = match o.found {
@@ -339,7 +339,7 @@ mod tests {
             ),
         ];
         for (src, repl, want) in table {
-            let occ = find(src);
+            let occ = find(src, MarkdownConfig::default());
             assert_eq!(occ.len(), 1, "{src:?}");
             let reps: Vec<Replacement> = occ
                 .into_iter()
@@ -355,7 +355,7 @@ mod tests {
     #[test]
     fn escaped_is_shown_literally() {
         let src = "see \\<<agentx page=\"A\">> here\n";
-        let occ = find(src);
+        let occ = find(src, MarkdownConfig::default());
         let lit = literal_text(occ[0].source(src));
         assert_eq!(lit, "\\<\\<agentx page=\"A\">>");
         let out = splice(
@@ -367,7 +367,7 @@ mod tests {
         );
         let html = {
             let mut s = String::new();
-            pulldown_cmark::html::push_html(&mut s, Parser::new_ext(&out, markdown_options()));
+            pulldown_cmark::html::push_html(&mut s, MarkdownConfig::default().parser(&out));
             s
         };
         assert_eq!(html, "<p>see &lt;&lt;agentx page=“A”&gt;&gt; here</p>\n");

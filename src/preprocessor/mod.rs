@@ -40,16 +40,14 @@ impl Preprocessor for AgentxPreprocessor {
     }
 
     fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
-        let cfg = config_from_mdbook(&ctx.config)?;
-        let warnings = expand_book(
-            &mut book,
-            &ctx.root,
-            &ctx.config.book.src,
-            &cfg,
-            &mut None,
-            Residency::OnDemand,
-            &mut |_| Ok(()),
-        )?;
+        let settings = BookSettings {
+            root: &ctx.root,
+            src_dir: &ctx.config.book.src,
+            agentx: &config_from_mdbook(&ctx.config)?,
+            markdown: markdown_from_mdbook(&ctx.config)?,
+            residency: Residency::OnDemand,
+        };
+        let warnings = expand_book(&mut book, &settings, &mut None, &mut |_| Ok(()))?;
         if !warnings.is_empty() {
             eprintln!(
                 "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",

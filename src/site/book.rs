@@ -94,6 +94,9 @@ pub(crate) struct HtmlOptions {
     /// Hide chapter numbers in the sidebar.
     #[serde(default)]
     pub no_section_label: bool,
+    /// `smart-punctuation`, `definition-lists`, `admonitions`.
+    #[serde(flatten)]
+    pub markdown: crate::util::markdown::MarkdownConfig,
 }
 
 /// A book on disk.

@@ -114,7 +114,9 @@ impl Site {
                 Some(body) => body,
                 None => {
                     counts.bodies.fetch_add(1, Ordering::Relaxed);
-                    let body = Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages));
+                    let options = self.dir.config.output.html.markdown;
+                    let body =
+                        Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages, options));
                     if let Some(c) = cache {
                         lock(c).bodies.insert(keys[i], body.clone());
                     }

@@ -156,7 +156,12 @@ pub fn single_file(root: &Path) -> Result<String> {
     let mut index = Vec::new();
     for page in &site.pages {
         let prefix = &prefixes[&page.path];
-        let r = markdown::render(&page.markdown, &page.path, &mode);
+        let r = markdown::render(
+            &page.markdown,
+            &page.path,
+            &mode,
+            site.dir.config.output.html.markdown,
+        );
         content.push_str(&format!(
             "<section class=\"book-chapter\" id=\"{prefix}\">\n{}</section>\n",
             r.html

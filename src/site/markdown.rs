@@ -5,11 +5,11 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Tag, TagEnd, html};
 
 use super::highlight::{escape_html, highlight};
 use crate::util::fs::normalize;
-use crate::util::markdown::markdown_options;
+use crate::util::markdown::MarkdownConfig;
 
 /// Class the renderer puts on command-set headings (`{#id .agentx-set}`).
 pub(crate) const SET_CLASS: &str = "agentx-set";
@@ -42,8 +42,14 @@ pub(crate) struct RenderedMarkdown {
     pub headings: Vec<Heading>,
 }
 
-/// Renders a chapter. `chapter` is its path relative to the source dir.
-pub(crate) fn render(markdown: &str, chapter: &Path, mode: &LinkMode) -> RenderedMarkdown {
+/// Renders a chapter. `chapter` is its path relative to the source dir;
+/// `options` are the book's `[output.html]` Markdown switches.
+pub(crate) fn render(
+    markdown: &str,
+    chapter: &Path,
+    mode: &LinkMode,
+    options: MarkdownConfig,
+) -> RenderedMarkdown {
     let prefix = match mode {
         LinkMode::Pages => None,
         LinkMode::SingleFile { prefixes } => prefixes.get(chapter).cloned(),
@@ -51,7 +57,7 @@ pub(crate) fn render(markdown: &str, chapter: &Path, mode: &LinkMode) -> Rendere
     let mut used_ids: HashSet<String> = HashSet::new();
     let mut headings = Vec::new();
     let mut out: Vec<Event<'_>> = Vec::new();
-    let events: Vec<Event<'_>> = Parser::new_ext(markdown, markdown_options()).collect();
+    let events: Vec<Event<'_>> = options.parser(markdown).collect();
     let mut i = 0;
     while i < events.len() {
         match &events[i] {
@@ -276,7 +282,12 @@ mod tests {
     #[test]
     fn headings_links_and_code() {
         let md = "# Title\n\n## Sub\n\n## Sub\n\n### c4 · SGLang {#set-a .agentx-set}\n\n[x](other.md#a) [y](../b.md) [z](https://e.com/a.md)\n\n```bash\necho \"$X\" <y>\n```\n";
-        let r = render(md, Path::new("models/m.md"), &LinkMode::Pages);
+        let r = render(
+            md,
+            Path::new("models/m.md"),
+            &LinkMode::Pages,
+            MarkdownConfig::default(),
+        );
         let ids: Vec<&str> = r.headings.iter().map(|h| h.id.as_str()).collect();
         assert_eq!(ids, ["title", "sub", "sub-1", "set-a"]);
         assert!(r.headings[3].is_set);
@@ -302,6 +313,7 @@ mod tests {
             "## A\n\n[i](../intro.md#x) [s](#a) [n](missing.md)\n",
             Path::new("models/m.md"),
             &mode,
+            MarkdownConfig::default(),
         );
         assert_eq!(r.headings[0].id, "c-m--a");
         assert!(r.html.contains("href=\"#c-intro--x\""), "{}", r.html);

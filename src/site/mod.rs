@@ -153,15 +153,14 @@ impl Site {
         let root = dir.root.clone();
         let mut book = dir.load_book()?;
         // Directives left unexpanded were reported as they were met.
-        preprocessor::expand_book(
-            &mut book,
-            &root,
-            &dir.config.book.src,
-            &dir.agentx,
-            lib,
+        let settings = preprocessor::BookSettings {
+            root: &root,
+            src_dir: &dir.config.book.src,
+            agentx: &dir.agentx,
+            markdown: dir.config.output.html.markdown,
             residency,
-            sets,
-        )?;
+        };
+        preprocessor::expand_book(&mut book, &settings, lib, sets)?;
         let mut pages = Vec::new();
         let mut sidebar = Vec::new();
         flatten(book.items, 0, &mut pages, &mut sidebar);

@@ -65,7 +65,8 @@ fn html_fragment_snapshots() {
         .find(|s| s.anchor == "mini-fp8-gb300-dynamo-agentic-disagg-0-c128-mooncake-dynamo")
         .unwrap();
     let md = crate::render::command_set_markdown(set);
-    let r = render(&md, Path::new("m/x.md"), &LinkMode::Pages);
+    let options = crate::util::markdown::MarkdownConfig::default();
+    let r = render(&md, Path::new("m/x.md"), &LinkMode::Pages, options);
     insta::assert_snapshot!("html_command_set", r.html);
     let out = crate::preprocessor::expand_chapter(
         "# M\n\n<<agentx page=\"Mini-Test\" hardware=\"gb300\">>\n",
@@ -75,7 +76,7 @@ fn html_fragment_snapshots() {
         crate::preprocessor::OnError::Fail,
     )
     .unwrap();
-    let r = render(&out.content, Path::new("m.md"), &LinkMode::Pages);
+    let r = render(&out.content, Path::new("m.md"), &LinkMode::Pages, options);
     insta::assert_snapshot!("html_section", r.html);
 }
 

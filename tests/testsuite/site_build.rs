@@ -250,3 +250,28 @@ fn source_files_never_replace_generated_files() {
         "each file counted once"
     );
 }
+
+/// `[output.html]`'s Markdown switches are mdBook's: on by default, and
+/// `smart-punctuation = false` keeps straight quotes, as `mdbook build` does.
+#[test]
+fn markdown_switches_of_book_toml_are_honoured() {
+    let book = support::mini_book("markdown-switches");
+    std::fs::write(
+        book.join("src/plain.md"),
+        "# Plain\n\nSay \"hi\" -- twice.\n",
+    )
+    .unwrap();
+    let out = support::temp("markdown-switches-out");
+    build_into(&book, &out).unwrap();
+    assert!(support::read(&out.join("plain.html")).contains("Say “hi” – twice."));
+    let toml = support::read(&book.join("book.toml"));
+    std::fs::write(
+        book.join("book.toml"),
+        format!("{toml}\n[output.html]\nsmart-punctuation = false\n"),
+    )
+    .unwrap();
+    build_into(&book, &out).unwrap();
+    assert!(support::read(&out.join("plain.html")).contains("Say \"hi\" -- twice."));
+    std::fs::remove_dir_all(&book).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
