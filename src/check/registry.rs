@@ -207,186 +207,209 @@ fn choice_list(choices: &[Value]) -> String {
         .join(", ")
 }
 
-/// Skips the values after an option that could not be resolved, so they are
-/// not reported again as stray values.
-fn skip_values(args: &[String], i: &mut usize) {
-    while *i < args.len() && !is_option(&args[*i]) {
-        *i += 1;
-    }
-}
-
 /// Checks the arguments (after the program name) of one command line.
 pub(crate) fn check_args(reg: &Registry, args: &[String]) -> Vec<ArgProblem> {
-    let mut problems = Vec::new();
-    let mut i = 0;
-    let err = |flag: &str, message: String| ArgProblem {
-        severity: Severity::Error,
-        flag: flag.to_string(),
-        message,
+    let mut p = ArgParse {
+        reg,
+        args,
+        i: 0,
+        problems: Vec::new(),
     };
-    while i < args.len() {
-        let token = &args[i];
-        i += 1;
-        if !is_option(token) {
-            problems.push(err(
+    while p.i < args.len() {
+        let token = &args[p.i];
+        p.i += 1;
+        if is_option(token) {
+            p.option(token);
+        } else {
+            p.error(
                 token,
                 format!("unexpected value `{token}`: no option before it takes a value"),
-            ));
-            continue;
+            );
         }
+    }
+    p.problems
+}
+
+/// A walk through a command line's arguments, as argparse makes it.
+struct ArgParse<'a> {
+    reg: &'a Registry,
+    args: &'a [String],
+    /// The next argument.
+    i: usize,
+    problems: Vec<ArgProblem>,
+}
+
+impl ArgParse<'_> {
+    fn error(&mut self, flag: &str, message: String) {
+        self.report(Severity::Error, flag, message);
+    }
+
+    fn report(&mut self, severity: Severity, flag: &str, message: String) {
+        self.problems.push(ArgProblem {
+            severity,
+            flag: flag.to_string(),
+            message,
+        });
+    }
+
+    /// One option (`--x`, `--x=v`, `-x`) and the values it takes.
+    fn option(&mut self, token: &str) {
         let (option, inline) = match token.split_once('=') {
-            Some((o, v)) if o.starts_with("--") => (o.to_string(), Some(v.to_string())),
-            _ => (token.clone(), None),
+            Some((o, v)) if o.starts_with("--") => (o, Some(v.to_string())),
+            _ => (token, None),
         };
-        let idx = match reg.lookup(&option) {
-            Lookup::Exact(i) => i,
+        let Some(idx) = self.resolve(option) else {
+            self.skip_values();
+            return;
+        };
+        let reg = self.reg;
+        let spec = &reg.flags[idx];
+        if spec.rejected {
+            let msg = format!("{} is refused at start-up by this version", spec.name);
+            self.error(option, msg);
+        }
+        if spec.deprecated {
+            let msg = format!(
+                "{} is deprecated in {} {}",
+                spec.name, reg.entrypoint, reg.label
+            );
+            self.report(Severity::Warning, option, msg);
+        }
+        let values = match inline {
+            Some(v) => self.inline_value(spec, option, v),
+            None => self.following_values(spec, option),
+        };
+        if let Some(values) = values {
+            self.check_values(spec, option, &values);
+        }
+    }
+
+    /// The registry's flag for an option string; unknown and ambiguous ones
+    /// are reported, an abbreviation is a warning.
+    fn resolve(&mut self, option: &str) -> Option<usize> {
+        let reg = self.reg;
+        match reg.lookup(option) {
+            Lookup::Exact(i) => Some(i),
             Lookup::Abbreviation(i) => {
-                problems.push(ArgProblem {
-                    severity: Severity::Warning,
-                    flag: option.clone(),
-                    message: format!(
-                        "abbreviation of {}; argparse accepts it today, but a new option with the same prefix would make it ambiguous",
-                        reg.flags[i].name
-                    ),
-                });
-                i
+                let msg = format!(
+                    "abbreviation of {}; argparse accepts it today, but a new option with the same prefix would make it ambiguous",
+                    reg.flags[i].name
+                );
+                self.report(Severity::Warning, option, msg);
+                Some(i)
             }
             Lookup::Ambiguous(c) => {
-                problems.push(err(
-                    &option,
-                    format!("ambiguous option: could match {}", c.join(", ")),
-                ));
-                skip_values(args, &mut i);
-                continue;
+                let msg = format!("ambiguous option: could match {}", c.join(", "));
+                self.error(option, msg);
+                None
             }
             Lookup::Unknown => {
                 let hint = reg
-                    .suggest(&option)
+                    .suggest(option)
                     .map(|s| format!("; did you mean {s}?"))
                     .unwrap_or_default();
-                problems.push(err(
-                    &option,
-                    format!("unknown option for {} {}{hint}", reg.entrypoint, reg.label),
-                ));
-                skip_values(args, &mut i);
-                continue;
+                let msg = format!("unknown option for {} {}{hint}", reg.entrypoint, reg.label);
+                self.error(option, msg);
+                None
             }
-        };
-        let spec = &reg.flags[idx];
-        if spec.rejected {
-            problems.push(err(
-                &option,
-                format!("{} is refused at start-up by this version", spec.name),
-            ));
         }
-        if spec.deprecated {
-            problems.push(ArgProblem {
-                severity: Severity::Warning,
-                flag: option.clone(),
-                message: format!(
-                    "{} is deprecated in {} {}",
-                    spec.name, reg.entrypoint, reg.label
-                ),
-            });
+    }
+
+    /// Skips the values after an option that could not be resolved, so they
+    /// are not reported again as stray values.
+    fn skip_values(&mut self) {
+        while self.i < self.args.len() && !is_option(&self.args[self.i]) {
+            self.i += 1;
         }
-        let mut values: Vec<String> = Vec::new();
+    }
+
+    /// `--x=v`: a switch takes none.
+    fn inline_value(&mut self, spec: &FlagSpec, option: &str, v: String) -> Option<Vec<String>> {
+        if spec.arity() == Arity::Switch {
+            let msg = format!(
+                "{} is a switch and takes no value, but is given `{v}`",
+                spec.name
+            );
+            self.error(option, msg);
+            return None;
+        }
+        Some(vec![v])
+    }
+
+    /// The values after an option, as many as its arity takes; `None` when
+    /// there is nothing to check further.
+    fn following_values(&mut self, spec: &FlagSpec, option: &str) -> Option<Vec<String>> {
         let arity = spec.arity();
-        if let Some(v) = inline {
-            if arity == Arity::Switch {
-                problems.push(err(
-                    &option,
-                    format!(
-                        "{} is a switch and takes no value, but is given `{v}`",
+        let max = match arity {
+            Arity::Switch => {
+                if let Some(next) = self.args.get(self.i).filter(|a| !is_option(a)) {
+                    let msg = format!(
+                        "{} is a switch and takes no value, but is followed by `{next}`",
                         spec.name
-                    ),
-                ));
-                continue;
-            }
-            values.push(v);
-        } else {
-            let take_while_values = |i: &mut usize, max: usize, out: &mut Vec<String>| {
-                while *i < args.len() && out.len() < max && !is_option(&args[*i]) {
-                    out.push(args[*i].clone());
-                    *i += 1;
+                    );
+                    self.error(option, msg);
+                    self.i += 1;
                 }
-            };
-            match arity {
-                Arity::Switch => {
-                    if i < args.len() && !is_option(&args[i]) {
-                        problems.push(err(
-                            &option,
-                            format!(
-                                "{} is a switch and takes no value, but is followed by `{}`",
-                                spec.name, args[i]
-                            ),
-                        ));
-                        i += 1;
-                    }
-                    continue;
-                }
-                Arity::One => take_while_values(&mut i, 1, &mut values),
-                Arity::Optional => take_while_values(&mut i, 1, &mut values),
-                Arity::ZeroOrMore | Arity::OneOrMore => {
-                    take_while_values(&mut i, usize::MAX, &mut values)
-                }
-                Arity::Exactly(n) => take_while_values(&mut i, n, &mut values),
+                return None;
             }
-            let needed = match arity {
-                Arity::One | Arity::OneOrMore => 1,
-                Arity::Exactly(n) => n,
-                _ => 0,
-            };
-            if values.len() < needed {
-                problems.push(err(
-                    &option,
-                    format!(
-                        "{} needs {} value{} but has {}",
-                        spec.name,
-                        if arity == Arity::OneOrMore {
-                            "at least 1".to_string()
-                        } else {
-                            needed.to_string()
-                        },
-                        if needed == 1 { "" } else { "s" },
-                        values.len()
-                    ),
-                ));
-                continue;
-            }
+            Arity::One | Arity::Optional => 1,
+            Arity::ZeroOrMore | Arity::OneOrMore => usize::MAX,
+            Arity::Exactly(n) => n,
+        };
+        let mut values = Vec::new();
+        while self.i < self.args.len() && values.len() < max && !is_option(&self.args[self.i]) {
+            values.push(self.args[self.i].clone());
+            self.i += 1;
         }
-        for v in &values {
-            // A placeholder is filled in by the reader; its value is not known here.
-            if v.contains('$') {
-                continue;
-            }
+        let needed = match arity {
+            Arity::One | Arity::OneOrMore => 1,
+            Arity::Exactly(n) => n,
+            _ => 0,
+        };
+        if values.len() >= needed {
+            return Some(values);
+        }
+        let count = if arity == Arity::OneOrMore {
+            "at least 1".to_string()
+        } else {
+            needed.to_string()
+        };
+        let plural = if needed == 1 { "" } else { "s" };
+        let msg = format!(
+            "{} needs {count} value{plural} but has {}",
+            spec.name,
+            values.len()
+        );
+        self.error(option, msg);
+        None
+    }
+
+    /// Each value against the flag's choices and known values.
+    fn check_values(&mut self, spec: &FlagSpec, option: &str, values: &[String]) {
+        // A placeholder is filled in by the reader; its value is not known here.
+        for v in values.iter().filter(|v| !v.contains('$')) {
             if let Some(choices) = &spec.choices
                 && !choices.iter().any(|c| choice_matches(v, c))
             {
-                problems.push(err(
-                    &option,
-                    format!(
-                        "`{v}` is not a valid choice for {}; expected one of: {}",
-                        spec.name,
-                        choice_list(choices)
-                    ),
-                ));
+                let msg = format!(
+                    "`{v}` is not a valid choice for {}; expected one of: {}",
+                    spec.name,
+                    choice_list(choices)
+                );
+                self.error(option, msg);
             }
             if let Some(known) = &spec.known_values
                 && !known.iter().any(|k| k.eq_ignore_ascii_case(v))
             {
-                problems.push(ArgProblem {
-                    severity: Severity::Warning,
-                    flag: option.clone(),
-                    message: format!(
-                        "`{v}` is not a built-in value of {} ({}); it works only if a plugin registers it",
-                        spec.name,
-                        known.join(", ")
-                    ),
-                });
+                let msg = format!(
+                    "`{v}` is not a built-in value of {} ({}); it works only if a plugin registers it",
+                    spec.name,
+                    known.join(", ")
+                );
+                self.report(Severity::Warning, option, msg);
             }
         }
     }
-    problems
 }
 
 #[cfg(test)]
@@ -422,100 +445,102 @@ mod tests {
             .collect()
     }
 
+    /// (arguments, the problems argparse and the registry give), one row per rule.
+    const ARGPARSE_CASES: &[(&str, &[&str])] = &[
+        ("--tp-size 4 --trust-remote-code", &[]),
+        ("--tensor-parallel-size 4", &[]),
+        ("--tp-size=4", &[]),
+        ("--kv-cache-dtype fp8_e4m3 --log-level-http 2", &[]),
+        ("--prefill http://a:1 8998 --prefill http://b:1", &[]),
+        ("--opt --opt x --pair a b", &[]),
+        ("--tp-size $TP", &[]),
+        ("--kv-cache-dtype $X", &[]),
+        ("--speculative-algorithm dflash", &[]),
+        (
+            "--tp-siez 4",
+            &[
+                "Error --tp-siez: unknown option for sglang.launch_server v9; did you mean --tp-size?",
+            ],
+        ),
+        (
+            "--trust-remote-code true",
+            &[
+                "Error --trust-remote-code: --trust-remote-code is a switch and takes no value, but is followed by `true`",
+            ],
+        ),
+        (
+            "--trust-remote-code=1",
+            &[
+                "Error --trust-remote-code: --trust-remote-code is a switch and takes no value, but is given `1`",
+            ],
+        ),
+        (
+            "--tp-size --trust-remote-code",
+            &["Error --tp-size: --tp-size needs 1 value but has 0"],
+        ),
+        (
+            "--tp-size",
+            &["Error --tp-size: --tp-size needs 1 value but has 0"],
+        ),
+        (
+            "--kv-cache-dtype fp4",
+            &[
+                "Error --kv-cache-dtype: `fp4` is not a valid choice for --kv-cache-dtype; expected one of: auto, fp8_e4m3",
+            ],
+        ),
+        (
+            "--log-level-http 7",
+            &[
+                "Error --log-level-http: `7` is not a valid choice for --log-level-http; expected one of: 0, 1, 2",
+            ],
+        ),
+        (
+            "--prefill",
+            &["Error --prefill: --prefill needs at least 1 value but has 0"],
+        ),
+        (
+            "--pair a",
+            &["Error --pair: --pair needs 2 values but has 1"],
+        ),
+        (
+            "--tp",
+            &[
+                "Warning --tp: abbreviation of --tp-size; argparse accepts it today, but a new option with the same prefix would make it ambiguous",
+                "Error --tp: --tp-size needs 1 value but has 0",
+            ],
+        ),
+        (
+            "--enable 1 --tp-size 2",
+            &["Error --enable: ambiguous option: could match --enable-a, --enable-b"],
+        ),
+        (
+            "--old x",
+            &["Warning --old: --old is deprecated in sglang.launch_server v9"],
+        ),
+        (
+            "--gone",
+            &["Error --gone: --gone is refused at start-up by this version"],
+        ),
+        (
+            "--speculative-algorithm MAGIC",
+            &[
+                "Warning --speculative-algorithm: `MAGIC` is not a built-in value of --speculative-algorithm (EAGLE, NEXTN, DFLASH); it works only if a plugin registers it",
+            ],
+        ),
+        (
+            "stray --tp-size 1",
+            &["Error stray: unexpected value `stray`: no option before it takes a value"],
+        ),
+        ("--tp-size -1", &[]),
+        (
+            "--zzzzzz a b --tp-size 2",
+            &["Error --zzzzzz: unknown option for sglang.launch_server v9"],
+        ),
+    ];
+
     #[test]
     fn argparse_rules() {
-        let cases: &[(&str, &[&str])] = &[
-            ("--tp-size 4 --trust-remote-code", &[]),
-            ("--tensor-parallel-size 4", &[]),
-            ("--tp-size=4", &[]),
-            ("--kv-cache-dtype fp8_e4m3 --log-level-http 2", &[]),
-            ("--prefill http://a:1 8998 --prefill http://b:1", &[]),
-            ("--opt --opt x --pair a b", &[]),
-            ("--tp-size $TP", &[]),
-            ("--kv-cache-dtype $X", &[]),
-            ("--speculative-algorithm dflash", &[]),
-            (
-                "--tp-siez 4",
-                &[
-                    "Error --tp-siez: unknown option for sglang.launch_server v9; did you mean --tp-size?",
-                ],
-            ),
-            (
-                "--trust-remote-code true",
-                &[
-                    "Error --trust-remote-code: --trust-remote-code is a switch and takes no value, but is followed by `true`",
-                ],
-            ),
-            (
-                "--trust-remote-code=1",
-                &[
-                    "Error --trust-remote-code: --trust-remote-code is a switch and takes no value, but is given `1`",
-                ],
-            ),
-            (
-                "--tp-size --trust-remote-code",
-                &["Error --tp-size: --tp-size needs 1 value but has 0"],
-            ),
-            (
-                "--tp-size",
-                &["Error --tp-size: --tp-size needs 1 value but has 0"],
-            ),
-            (
-                "--kv-cache-dtype fp4",
-                &[
-                    "Error --kv-cache-dtype: `fp4` is not a valid choice for --kv-cache-dtype; expected one of: auto, fp8_e4m3",
-                ],
-            ),
-            (
-                "--log-level-http 7",
-                &[
-                    "Error --log-level-http: `7` is not a valid choice for --log-level-http; expected one of: 0, 1, 2",
-                ],
-            ),
-            (
-                "--prefill",
-                &["Error --prefill: --prefill needs at least 1 value but has 0"],
-            ),
-            (
-                "--pair a",
-                &["Error --pair: --pair needs 2 values but has 1"],
-            ),
-            (
-                "--tp",
-                &[
-                    "Warning --tp: abbreviation of --tp-size; argparse accepts it today, but a new option with the same prefix would make it ambiguous",
-                    "Error --tp: --tp-size needs 1 value but has 0",
-                ],
-            ),
-            (
-                "--enable 1 --tp-size 2",
-                &["Error --enable: ambiguous option: could match --enable-a, --enable-b"],
-            ),
-            (
-                "--old x",
-                &["Warning --old: --old is deprecated in sglang.launch_server v9"],
-            ),
-            (
-                "--gone",
-                &["Error --gone: --gone is refused at start-up by this version"],
-            ),
-            (
-                "--speculative-algorithm MAGIC",
-                &[
-                    "Warning --speculative-algorithm: `MAGIC` is not a built-in value of --speculative-algorithm (EAGLE, NEXTN, DFLASH); it works only if a plugin registers it",
-                ],
-            ),
-            (
-                "stray --tp-size 1",
-                &["Error stray: unexpected value `stray`: no option before it takes a value"],
-            ),
-            ("--tp-size -1", &[]),
-            (
-                "--zzzzzz a b --tp-size 2",
-                &["Error --zzzzzz: unknown option for sglang.launch_server v9"],
-            ),
-        ];
-        for (args, want) in cases {
+        for (args, want) in ARGPARSE_CASES {
             assert_eq!(problems(args), *want, "{args}");
         }
     }

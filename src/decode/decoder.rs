@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use anyhow::{Result, anyhow, bail};
 
 use super::*;
-use crate::data::{AgentxData, Block, Cell, EncodedBlock, KvTier, Patch, Router};
+use crate::data::{AgentxData, Block, Cell, EncodedBlock, KvTier, Patch, Router, RunStatus};
 use crate::util::text::slug;
 
 pub(super) struct Decoder<'a> {
@@ -196,7 +196,6 @@ impl<'a> Decoder<'a> {
         let point0 = &cell.points[0];
         let status = Status::measured(point_status(cell, point0, ci, 0)?, point_pr(cell, point0));
         let base = self.point_blocks(ci, 0, cell.submitted)?;
-        let detail = detail_label(cell, &base);
         let mut measured: Vec<KvTier> = cell.points.iter().map(|p| p.kv).collect();
         measured.sort();
         measured.dedup();
@@ -204,57 +203,6 @@ impl<'a> Decoder<'a> {
             .into_iter()
             .filter(|t| cell.kv.available.contains(t))
             .collect();
-        let mut command_sets = Vec::new();
-        for (pi, point) in cell.points.iter().enumerate() {
-            let run_status = point_status(cell, point, ci, pi)?;
-            let provenance = provenance(data, cell, point);
-            for (&router, router_data) in &cell.routers {
-                let blocks = self.point_blocks(ci, pi, router)?;
-                for &tier in &available {
-                    let blocks = kv_transform(data, cell, &blocks, point.kv, tier, router)
-                        .map_err(|e| {
-                            anyhow!("cells[{ci}].points[{pi}] ({router}, {tier}): {e:#}")
-                        })?;
-                    let status = if router == cell.submitted && tier == point.kv {
-                        Status::measured(run_status, point_pr(cell, point))
-                    } else {
-                        Status::Derived
-                    };
-                    let (processes, loose_files) =
-                        processes_for(data, &blocks, router, &router_data.files)
-                            .map_err(|e| anyhow!("cells[{ci}].routers.{router}: {e:#}"))?;
-                    let placeholders = placeholders_in(&processes, &loose_files);
-                    let notes = NoteContext {
-                        data,
-                        cell,
-                        point,
-                        router,
-                        tier,
-                        status: &status,
-                        run_status,
-                        blocks: &blocks,
-                        placeholders: &placeholders,
-                    }
-                    .notes();
-                    command_sets.push(CommandSet {
-                        cell_id: cell.id.clone(),
-                        point: pi,
-                        concs: point.concs.clone(),
-                        router,
-                        tier,
-                        measured: point.kv,
-                        status,
-                        anchor: command_set_anchor(&cell.id, &point.concs, tier, router),
-                        processes,
-                        loose_files,
-                        placeholders,
-                        notes,
-                        provenance: provenance.clone(),
-                        image: image_info(cell),
-                    });
-                }
-            }
-        }
         Ok(Deployment {
             cell_id: cell.id.clone(),
             config_key: cell.config_key.clone(),
@@ -263,25 +211,14 @@ impl<'a> Decoder<'a> {
             ckpt: cell.ckpt.clone(),
             ckpt_label: checkpoint_label(data, &cell.ckpt),
             label: cell.label.clone(),
-            detail,
+            detail: detail_label(cell, &base),
             gpus: cell.gpus,
             concs: cell.points.iter().map(|p| p.concs.clone()).collect(),
             submitted: cell.submitted,
             measured,
+            command_sets: self.command_sets(ci, &available)?,
             available,
-            unavailable: KvTier::ALL
-                .into_iter()
-                .filter(|t| !cell.kv.available.contains(t))
-                .map(|t| {
-                    let reason = cell
-                        .kv
-                        .unavailable
-                        .get(&t)
-                        .cloned()
-                        .unwrap_or_else(|| "not offered for this configuration".into());
-                    UnavailableTier { tier: t, reason }
-                })
-                .collect(),
+            unavailable: unavailable_tiers(cell),
             hicache: cell.kv.hicache.as_ref().map(|h| KvDonor {
                 donor: h.donor.clone(),
                 donor_hardware: hardware_label(data, &h.donor_hardware),
@@ -292,9 +229,108 @@ impl<'a> Decoder<'a> {
             provenance: provenance(data, cell, point0),
             image: image_info(cell),
             anchor: slug(&cell.id),
-            command_sets,
         })
     }
+
+    /// Every command set of cell `ci`: per point, router and available tier.
+    fn command_sets(&mut self, ci: usize, available: &[KvTier]) -> Result<Vec<CommandSet>> {
+        let (data, cell) = (self.data, self.cell(ci)?);
+        let mut sets = Vec::new();
+        for (pi, point) in cell.points.iter().enumerate() {
+            let run_status = point_status(cell, point, ci, pi)?;
+            for &router in cell.routers.keys() {
+                let blocks = self.point_blocks(ci, pi, router)?;
+                for &tier in available {
+                    let blocks = kv_transform(data, cell, &blocks, point.kv, tier, router)
+                        .map_err(|e| {
+                            anyhow!("cells[{ci}].points[{pi}] ({router}, {tier}): {e:#}")
+                        })?;
+                    let status = if router == cell.submitted && tier == point.kv {
+                        Status::measured(run_status, point_pr(cell, point))
+                    } else {
+                        Status::Derived
+                    };
+                    let at = SetAt {
+                        ci,
+                        cell,
+                        point: pi,
+                        router,
+                        tier,
+                        run_status,
+                    };
+                    sets.push(self.command_set(&at, &blocks, status)?);
+                }
+            }
+        }
+        Ok(sets)
+    }
+
+    /// One command set from its blocks (already in their tier).
+    fn command_set(&self, at: &SetAt<'_>, blocks: &[Block], status: Status) -> Result<CommandSet> {
+        let (data, cell, router) = (self.data, at.cell, at.router);
+        let point = &cell.points[at.point];
+        let files = &cell.routers[&router].files;
+        let (processes, loose_files) = processes_for(data, blocks, router, files)
+            .map_err(|e| anyhow!("cells[{}].routers.{router}: {e:#}", at.ci))?;
+        let placeholders = placeholders_in(&processes, &loose_files);
+        let notes = NoteContext {
+            data,
+            cell,
+            point,
+            router,
+            tier: at.tier,
+            status: &status,
+            run_status: at.run_status,
+            blocks,
+            placeholders: &placeholders,
+        }
+        .notes();
+        Ok(CommandSet {
+            cell_id: cell.id.clone(),
+            point: at.point,
+            concs: point.concs.clone(),
+            router,
+            tier: at.tier,
+            measured: point.kv,
+            status,
+            anchor: command_set_anchor(&cell.id, &point.concs, at.tier, router),
+            processes,
+            loose_files,
+            placeholders,
+            notes,
+            provenance: provenance(data, cell, point),
+            image: image_info(cell),
+        })
+    }
+}
+
+/// Which command set of a cell is being made.
+struct SetAt<'a> {
+    /// Index of the cell, for messages.
+    ci: usize,
+    cell: &'a Cell,
+    point: usize,
+    router: Router,
+    tier: KvTier,
+    /// The point's run status, even when the set is derived.
+    run_status: RunStatus,
+}
+
+/// Tiers a cell does not offer, with the data's reason or a default one.
+fn unavailable_tiers(cell: &Cell) -> Vec<UnavailableTier> {
+    KvTier::ALL
+        .into_iter()
+        .filter(|t| !cell.kv.available.contains(t))
+        .map(|t| {
+            let reason = cell
+                .kv
+                .unavailable
+                .get(&t)
+                .cloned()
+                .unwrap_or_else(|| "not offered for this configuration".into());
+            UnavailableTier { tier: t, reason }
+        })
+        .collect()
 }
 
 pub(super) fn router_list(cell: &Cell) -> String {

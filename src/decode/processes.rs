@@ -95,56 +95,10 @@ fn long_title(b: &Block) -> Result<String> {
     })
 }
 
+/// Where and when to start a block's process.
 fn placement(b: &Block, blocks: &[Block], router: Router) -> String {
     match b.kind {
-        BlockKind::Worker => {
-            let n = b.workers.unwrap_or(1);
-            let k = b.nodes_per_worker.unwrap_or(1);
-            let role = b.role.map(Role::id).unwrap_or("agg");
-            let role_word = match role {
-                "agg" => "aggregated",
-                other => other,
-            };
-            let noun = if n == 1 { "worker" } else { "workers" };
-            let mut s = if k > 1 {
-                format!(
-                    "Start {n} {role_word} {noun}, each spanning {k} nodes. Run on every node of a \
-                     worker with `NODE_RANK=0..{}`; the `--dist-init-addr` host is that worker's \
-                     first node.",
-                    k - 1
-                )
-            } else if b.gpu_pinning.is_some() {
-                format!("Start {n} {role_word} {noun}.")
-            } else {
-                format!("Start {n} {role_word} {noun}, one per node.")
-            };
-            if let Some(pins) = &b.gpu_pinning {
-                let per: Vec<String> = pins
-                    .iter()
-                    .enumerate()
-                    .map(|(i, g)| format!("worker {i}: {}", g.join(",")))
-                    .collect();
-                s.push_str(&format!(
-                    " Workers share nodes: pin GPUs per worker with `CUDA_VISIBLE_DEVICES` = {}.",
-                    per.join(" · ")
-                ));
-            }
-            let workers = blocks
-                .iter()
-                .filter(|b| b.kind == BlockKind::Worker)
-                .count();
-            let has_router = blocks.iter().any(|b| b.kind == BlockKind::SglangRouter);
-            match router {
-                Router::Sglang if workers == 1 && n == 1 && !has_router => {
-                    s.push_str(" Serves the OpenAI API on port 30000.");
-                }
-                Router::Dynamo => s.push_str(
-                    " Workers register with Dynamo through etcd; start them after etcd/NATS.",
-                ),
-                Router::Sglang => {}
-            }
-            s
-        }
+        BlockKind::Worker => worker_placement(b, blocks, router),
         BlockKind::Etcd => "Start once, before everything else, on `$ETCD_IP`.".into(),
         BlockKind::Nats => {
             if b.cmd.contains("nats.conf") {
@@ -189,4 +143,55 @@ fn placement(b: &Block, blocks: &[Block], router: Router) -> String {
             "Start once after the workers; clients connect to port 8000.".into()
         }
     }
+}
+
+/// Where workers run: how many, across how many nodes, GPU pinning, and
+/// how they find their front door.
+fn worker_placement(b: &Block, blocks: &[Block], router: Router) -> String {
+    let n = b.workers.unwrap_or(1);
+    let k = b.nodes_per_worker.unwrap_or(1);
+    let role = b.role.map(Role::id).unwrap_or("agg");
+    let role_word = match role {
+        "agg" => "aggregated",
+        other => other,
+    };
+    let noun = if n == 1 { "worker" } else { "workers" };
+    let mut s = if k > 1 {
+        format!(
+            "Start {n} {role_word} {noun}, each spanning {k} nodes. Run on every node of a \
+             worker with `NODE_RANK=0..{}`; the `--dist-init-addr` host is that worker's \
+             first node.",
+            k - 1
+        )
+    } else if b.gpu_pinning.is_some() {
+        format!("Start {n} {role_word} {noun}.")
+    } else {
+        format!("Start {n} {role_word} {noun}, one per node.")
+    };
+    if let Some(pins) = &b.gpu_pinning {
+        let per: Vec<String> = pins
+            .iter()
+            .enumerate()
+            .map(|(i, g)| format!("worker {i}: {}", g.join(",")))
+            .collect();
+        s.push_str(&format!(
+            " Workers share nodes: pin GPUs per worker with `CUDA_VISIBLE_DEVICES` = {}.",
+            per.join(" · ")
+        ));
+    }
+    let workers = blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Worker)
+        .count();
+    let has_router = blocks.iter().any(|b| b.kind == BlockKind::SglangRouter);
+    match router {
+        Router::Sglang if workers == 1 && n == 1 && !has_router => {
+            s.push_str(" Serves the OpenAI API on port 30000.");
+        }
+        Router::Dynamo => {
+            s.push_str(" Workers register with Dynamo through etcd; start them after etcd/NATS.")
+        }
+        Router::Sglang => {}
+    }
+    s
 }

@@ -2,12 +2,13 @@
 //! each deployment it shows a generated chapter.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 
 use super::directive::{self, Found, Occurrence, Replacement};
 use super::*;
-use crate::decode;
+use crate::decode::{self, DecodedPage};
 use crate::manifest::ManifestEntry;
 use crate::render::{self, SECTION_ANCHOR, SectionOptions};
 use crate::util::markdown::MarkdownConfig;
@@ -184,53 +185,10 @@ fn expand_one(
     chapter_dir: &Path,
     used_anchors: &mut Vec<String>,
 ) -> Result<ExpandedDirective> {
-    let entry = match (&d.data, &d.page) {
-        (Some(file), page) => {
-            let e = lib.entry_for_file(file)?;
-            if let Some(p) = page
-                && *p != e.model
-            {
-                bail!(
-                    "page=\"{p}\" does not match data=\"{file}\", whose model is `{}`",
-                    e.model
-                );
-            }
-            e
-        }
-        (None, Some(page)) => lib.entry_for_page(page)?,
-        (None, None) => unreachable!("the parser requires page or data"),
-    };
+    let entry = page_of(d, lib)?;
     let page = &*entry;
-    let deployments: Vec<&decode::Deployment> = match &d.hardware {
-        None => page.deployments.iter().collect(),
-        Some(hw) => {
-            let known = &page.hardware;
-            for h in hw {
-                if !known.contains(h) {
-                    bail!(
-                        "hardware `{h}` has no deployment on page `{}`; it has: {}",
-                        page.model,
-                        known.join(", ")
-                    );
-                }
-            }
-            page.deployments
-                .iter()
-                .filter(|dep| hw.contains(&dep.hw))
-                .collect()
-        }
-    };
-    let anchor = if used_anchors.is_empty() {
-        SECTION_ANCHOR.to_string()
-    } else {
-        let mut a = format!("{SECTION_ANCHOR}-{}", slug(&page.model));
-        let mut n = 2;
-        while used_anchors.contains(&a) {
-            a = format!("{SECTION_ANCHOR}-{}-{n}", slug(&page.model));
-            n += 1;
-        }
-        a
-    };
+    let deployments = shown_deployments(page, d.hardware.as_deref())?;
+    let anchor = section_anchor(&page.model, used_anchors);
     used_anchors.push(anchor.clone());
     let opts = SectionOptions {
         heading_level: d.level.unwrap_or(2),
@@ -258,4 +216,61 @@ fn expand_one(
         chapters,
         sets,
     })
+}
+
+/// The page a directive names, by `page=` or `data=` (both must agree).
+fn page_of(d: &super::parse::Directive, lib: &Library) -> Result<Arc<DecodedPage>> {
+    match (&d.data, &d.page) {
+        (Some(file), page) => {
+            let e = lib.entry_for_file(file)?;
+            if let Some(p) = page
+                && *p != e.model
+            {
+                bail!(
+                    "page=\"{p}\" does not match data=\"{file}\", whose model is `{}`",
+                    e.model
+                );
+            }
+            Ok(e)
+        }
+        (None, Some(page)) => lib.entry_for_page(page),
+        (None, None) => unreachable!("the parser requires page or data"),
+    }
+}
+
+/// The deployments a directive shows: all, or those on the hardware it names.
+fn shown_deployments<'p>(
+    page: &'p DecodedPage,
+    hardware: Option<&[String]>,
+) -> Result<Vec<&'p decode::Deployment>> {
+    let Some(hw) = hardware else {
+        return Ok(page.deployments.iter().collect());
+    };
+    if let Some(h) = hw.iter().find(|h| !page.hardware.contains(h)) {
+        bail!(
+            "hardware `{h}` has no deployment on page `{}`; it has: {}",
+            page.model,
+            page.hardware.join(", ")
+        );
+    }
+    Ok(page
+        .deployments
+        .iter()
+        .filter(|dep| hw.contains(&dep.hw))
+        .collect())
+}
+
+/// The section heading's anchor: the plain one for a chapter's first
+/// directive, then one with the page's slug (and a number if need be).
+fn section_anchor(model: &str, used: &[String]) -> String {
+    if used.is_empty() {
+        return SECTION_ANCHOR.to_string();
+    }
+    let mut a = format!("{SECTION_ANCHOR}-{}", slug(model));
+    let mut n = 2;
+    while used.contains(&a) {
+        a = format!("{SECTION_ANCHOR}-{}-{n}", slug(model));
+        n += 1;
+    }
+    a
 }

@@ -52,10 +52,42 @@ impl Occurrence {
 
 /// Every directive (and escaped directive) in paragraph text, in order.
 pub(crate) fn find(chapter: &str, markdown: MarkdownConfig) -> Vec<Occurrence> {
-    // Runs of inline content (paragraphs, and the text of tight list items,
-    // which have no paragraph); code blocks and HTML blocks are never in one.
-    let mut paragraphs: Vec<Range<usize>> = Vec::new();
-    let mut skip: Vec<Range<usize>> = Vec::new();
+    let runs = inline_runs(chapter, markdown);
+    let mut out = Vec::new();
+    for para in &runs.paragraphs {
+        let mut from = para.start;
+        while let Some(rel) = chapter[from..para.end].find(OPEN) {
+            let start = from + rel;
+            from = start + OPEN.len();
+            let next = chapter[from..].chars().next();
+            if !matches!(next, Some(c) if c.is_whitespace() || c == '>') {
+                continue; // `<<agentxfoo`
+            }
+            if runs.skip.iter().any(|r| r.contains(&start)) {
+                continue;
+            }
+            let occ = occurrence(chapter, para, start);
+            from = from.max(occ.range.end);
+            out.push(occ);
+        }
+    }
+    out.sort_by_key(|o| o.range.start);
+    out
+}
+
+/// Where directives can be: runs of inline content (paragraphs, and the
+/// text of tight list items, which have no paragraph), minus inline code and
+/// HTML comments. Code blocks and HTML blocks are never in a run.
+struct InlineRuns {
+    paragraphs: Vec<Range<usize>>,
+    skip: Vec<Range<usize>>,
+}
+
+fn inline_runs(chapter: &str, markdown: MarkdownConfig) -> InlineRuns {
+    let mut runs = InlineRuns {
+        paragraphs: Vec::new(),
+        skip: Vec::new(),
+    };
     let mut run: Option<Range<usize>> = None;
     let mut in_code_block = false;
     for (event, range) in markdown.parser(chapter).into_offset_iter() {
@@ -70,32 +102,16 @@ pub(crate) fn find(chapter: &str, markdown: MarkdownConfig) -> Vec<Occurrence> {
             }
             Event::Text(_) | Event::SoftBreak | Event::HardBreak => !in_code_block,
             Event::Code(_) => {
-                skip.push(range.clone());
+                runs.skip.push(range.clone());
                 true
             }
             Event::InlineHtml(h) => {
                 if h.starts_with("<!--") {
-                    skip.push(range.clone());
+                    runs.skip.push(range.clone());
                 }
                 true
             }
-            Event::Start(
-                Tag::Emphasis
-                | Tag::Strong
-                | Tag::Strikethrough
-                | Tag::Link { .. }
-                | Tag::Image { .. },
-            )
-            | Event::End(
-                TagEnd::Emphasis
-                | TagEnd::Strong
-                | TagEnd::Strikethrough
-                | TagEnd::Link
-                | TagEnd::Image,
-            )
-            | Event::FootnoteReference(_)
-            | Event::TaskListMarker(_) => true,
-            _ => false,
+            e => is_inline_markup(e),
         };
         if inline {
             run = Some(match run {
@@ -103,88 +119,97 @@ pub(crate) fn find(chapter: &str, markdown: MarkdownConfig) -> Vec<Occurrence> {
                 None => range,
             });
         } else if let Some(r) = run.take() {
-            paragraphs.push(r);
+            runs.paragraphs.push(r);
         }
     }
-    if let Some(r) = run {
-        paragraphs.push(r);
+    runs.paragraphs.extend(run);
+    runs
+}
+
+/// Markup that stays inside a run of inline content.
+fn is_inline_markup(e: &Event<'_>) -> bool {
+    matches!(
+        e,
+        Event::Start(
+            Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. },
+        ) | Event::End(
+            TagEnd::Emphasis
+                | TagEnd::Strong
+                | TagEnd::Strikethrough
+                | TagEnd::Link
+                | TagEnd::Image,
+        ) | Event::FootnoteReference(_)
+            | Event::TaskListMarker(_)
+    )
+}
+
+/// The directive (or escaped directive) at `start` of paragraph `para`.
+fn occurrence(chapter: &str, para: &Range<usize>, start: usize) -> Occurrence {
+    // An odd number of backslashes escapes the directive (`\\` is a literal backslash).
+    let backslashes = chapter[..start]
+        .bytes()
+        .rev()
+        .take_while(|b| *b == b'\\')
+        .count();
+    let escaped = backslashes % 2 == 1;
+    let occ_start = if escaped { start - 1 } else { start };
+    let (end, parsed) = directive_at(chapter, start, para.end);
+    let line_start = chapter[..occ_start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = chapter[end..].find('\n').map_or(chapter.len(), |i| end + i);
+    let before = &chapter[line_start..occ_start];
+    let after = chapter[end..line_end].trim_end_matches('\r');
+    let own_line_before = if para.start > line_start {
+        // The paragraph starts on this line, after a container marker (`- `, `> `).
+        chapter[para.start.min(occ_start)..occ_start]
+            .trim()
+            .is_empty()
+    } else {
+        before.chars().all(|c| " \t>".contains(c))
+    };
+    let found = if escaped {
+        Found::Escaped
+    } else if !own_line_before || (parsed.is_ok() && !after.trim().is_empty()) {
+        Found::Directive(Err(DirectiveError::NotOnOwnLine))
+    } else {
+        Found::Directive(parsed)
+    };
+    Occurrence {
+        range: occ_start..end,
+        position: Position {
+            line: chapter[..occ_start].matches('\n').count() + 1,
+            column: before.chars().count() + 1,
+        },
+        indent: before
+            .chars()
+            .map(|c| if c == '>' || c == '\t' { c } else { ' ' })
+            .collect(),
+        text_before: line_start > para.start,
+        text_after: !chapter[line_end.min(para.end)..para.end].trim().is_empty(),
+        found,
     }
-    let mut out = Vec::new();
-    for para in paragraphs {
-        let mut from = para.start;
-        while let Some(rel) = chapter[from..para.end].find(OPEN) {
-            let start = from + rel;
-            from = start + OPEN.len();
-            let next = chapter[from..].chars().next();
-            if !matches!(next, Some(c) if c.is_whitespace() || c == '>') {
-                continue; // `<<agentxfoo`
-            }
-            if skip.iter().any(|r| r.contains(&start)) {
-                continue;
-            }
-            // An odd number of backslashes escapes the directive (`\\` is a literal backslash).
-            let backslashes = chapter[..start]
-                .bytes()
-                .rev()
-                .take_while(|b| *b == b'\\')
-                .count();
-            let escaped = backslashes % 2 == 1;
-            let occ_start = if escaped { start - 1 } else { start };
-            let line_of_start_end = chapter[start..]
-                .find('\n')
-                .map_or(chapter.len(), |i| start + i);
-            let (end, parsed) = match parse(&chapter[start..para.end]) {
-                Ok(p) => (start + p.len, Ok(p.directive)),
-                // A broken directive covers the rest of its line (up to `>>` when
-                // there is one), so `on-error = "warn"` shows all of it.
-                Err(e) => {
-                    let rest = &chapter[start..line_of_start_end];
-                    let end = rest
-                        .find(CLOSE)
-                        .map_or(line_of_start_end, |i| start + i + CLOSE.len());
-                    (end.max(start + OPEN.len()), Err(e.error))
-                }
-            };
-            from = from.max(end);
-            let line_start = chapter[..occ_start].rfind('\n').map_or(0, |i| i + 1);
-            let line_end = chapter[end..].find('\n').map_or(chapter.len(), |i| end + i);
-            let before = &chapter[line_start..occ_start];
-            let after = chapter[end..line_end].trim_end_matches('\r');
-            let position = Position {
-                line: chapter[..occ_start].matches('\n').count() + 1,
-                column: before.chars().count() + 1,
-            };
-            let own_line_before = if para.start > line_start {
-                // The paragraph starts on this line, after a container marker (`- `, `> `).
-                chapter[para.start.min(occ_start)..occ_start]
-                    .trim()
-                    .is_empty()
-            } else {
-                before.chars().all(|c| " \t>".contains(c))
-            };
-            let found = if escaped {
-                Found::Escaped
-            } else if !own_line_before || (parsed.is_ok() && !after.trim().is_empty()) {
-                Found::Directive(Err(DirectiveError::NotOnOwnLine))
-            } else {
-                Found::Directive(parsed)
-            };
-            let indent: String = before
-                .chars()
-                .map(|c| if c == '>' || c == '\t' { c } else { ' ' })
-                .collect();
-            out.push(Occurrence {
-                range: occ_start..end,
-                position,
-                indent,
-                text_before: line_start > para.start,
-                text_after: !chapter[line_end.min(para.end)..para.end].trim().is_empty(),
-                found,
-            });
+}
+
+/// The directive starting at `start` (its text ends by `para_end`): where it
+/// ends, and what it says. A broken directive covers the rest of its line (up
+/// to `>>` when there is one), so `on-error = "warn"` shows all of it.
+fn directive_at(
+    chapter: &str,
+    start: usize,
+    para_end: usize,
+) -> (usize, Result<Directive, DirectiveError>) {
+    let line_end = chapter[start..]
+        .find('\n')
+        .map_or(chapter.len(), |i| start + i);
+    match parse(&chapter[start..para_end]) {
+        Ok(p) => (start + p.len, Ok(p.directive)),
+        Err(e) => {
+            let rest = &chapter[start..line_end];
+            let end = rest
+                .find(CLOSE)
+                .map_or(line_end, |i| start + i + CLOSE.len());
+            (end.max(start + OPEN.len()), Err(e.error))
         }
     }
-    out.sort_by_key(|o| o.range.start);
-    out
 }
 
 /// The text that replaces one occurrence.

@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -82,125 +81,131 @@ impl Site {
         out: &dyn FileSink,
     ) -> Result<RenderCounts> {
         assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
-        // Cache keys of each page's body and laid-out page (none without a cache).
-        let (keys, page_keys): (Vec<u64>, Vec<u64>) = match cache {
-            Some(_) => {
-                let layout = self.layout_key(opts);
-                self.pages
-                    .iter()
-                    .zip(&markdown)
-                    .enumerate()
-                    .map(|(i, (p, md))| {
-                        let body = body_key(&p.path, md);
-                        let mut h = std::collections::hash_map::DefaultHasher::new();
-                        (layout, i, body).hash(&mut h);
-                        (body, h.finish())
-                    })
-                    .unzip()
-            }
-            None => (Vec::new(), Vec::new()),
-        };
         // The first chapter doubles as the front page, as in mdBook.
         let has_index = self.pages.iter().any(|p| p.path == Path::new("index.md"));
         let front_is_first = !has_index && self.pages[0].path.parent() == Some(Path::new(""));
-        let counts = RenderCounts::default();
-        fn lock(c: &Mutex<RenderCache>) -> std::sync::MutexGuard<'_, RenderCache> {
-            c.lock().expect("render cache lock")
-        }
-        let index = crate::util::parallel::map_owned(markdown, |i, md| {
-            let page = &self.pages[i];
-            let cached = cache.and_then(|c| lock(c).bodies.get(&keys[i]).cloned());
-            let body = match cached {
-                Some(body) => body,
-                None => {
-                    counts.bodies.fetch_add(1, Ordering::Relaxed);
-                    let options = self.dir.config.output.html.markdown;
-                    let body =
-                        Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages, options));
-                    if let Some(c) = cache {
-                        lock(c).bodies.insert(keys[i], body.clone());
-                    }
-                    body
-                }
-            };
-            drop(md);
-            let cached = cache.and_then(|c| lock(c).pages.get(&page_keys[i]).cloned());
-            let html = match cached {
-                Some(html) => html,
-                None => {
-                    counts.pages.fetch_add(1, Ordering::Relaxed);
-                    let html = self.render_page(i, &body, theme, opts)?.into_bytes();
-                    if let Some(c) = cache {
-                        lock(c).pages.insert(page_keys[i], html.clone());
-                    }
-                    html
-                }
-            };
-            if i == 0 && front_is_first {
-                out.put(Path::new("index.html"), html.clone())?;
-            }
-            out.put(&html_path(&page.path), html)?;
-            let url = href(&html_path(&page.path));
-            Ok(search_entries(&page.title, &url, &url, &body.headings))
-        })?;
-        if let Some(c) = cache {
-            let used: HashSet<u64> = keys.iter().copied().collect();
-            let used_pages: HashSet<u64> = page_keys.iter().copied().collect();
-            let mut c = lock(c);
-            c.bodies.retain(|k, _| used.contains(k));
-            c.pages.retain(|k, _| used_pages.contains(k));
+        let run = PageRun {
+            theme,
+            cache,
+            keys: cache.map(|_| self.cache_keys(&markdown, opts)),
+            opts,
+            out,
+            front_is_first,
+            counts: RenderCounts::default(),
+        };
+        let index =
+            crate::util::parallel::map_owned(markdown, |i, md| self.page_file(&run, i, md))?;
+        if let (Some(c), Some(keys)) = (cache, &run.keys) {
+            lock(c).keep_only(keys);
         }
         if !has_index && !front_is_first {
             let target = href(&html_path(&self.pages[0].path));
             out.put(Path::new("index.html"), redirect_html(&target).into_bytes())?;
         }
-        out.put(
-            Path::new("404.html"),
-            self.not_found(theme, opts)?.into_bytes(),
-        )?;
-        if sidebar_is_shortened(&self.sidebar) {
-            if let Some(p) = self
-                .pages
-                .iter()
-                .find(|p| html_path(&p.path) == Path::new(ALL_CHAPTERS))
-            {
-                bail!(
-                    "chapter {} would be replaced by the generated list of all chapters \
-                     ({ALL_CHAPTERS}, written for books with more than {SIDEBAR_FULL_LIMIT} \
-                     sidebar rows); rename the chapter",
-                    p.path.display()
-                );
-            }
-            out.put(
-                Path::new(ALL_CHAPTERS),
-                self.all_chapters(theme, opts)?.into_bytes(),
-            )?;
-        }
+        self.special_pages(theme, opts, out)?;
         let index: Vec<SearchEntry> = index.into_iter().flatten().collect();
         out.put(
             Path::new(SEARCH_INDEX),
             search_index_script(&index)?.into_bytes(),
         )?;
+        self.assets(theme, out)?;
+        self.copy_static_files(theme, out)?;
+        Ok(run.counts)
+    }
+
+    /// One page: its body (rendered or cached), laid out (or cached), written;
+    /// returns its search entries.
+    fn page_file(&self, run: &PageRun<'_>, i: usize, md: Cow<'_, str>) -> Result<Vec<SearchEntry>> {
+        let page = &self.pages[i];
+        let keys = run.keys.as_ref();
+        let cached = run
+            .cache
+            .zip(keys)
+            .and_then(|(c, k)| lock(c).bodies.get(&k.bodies[i]).cloned());
+        let body = match cached {
+            Some(body) => body,
+            None => {
+                run.counts.bodies.fetch_add(1, Ordering::Relaxed);
+                let options = self.dir.config.output.html.markdown;
+                let body = Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages, options));
+                if let (Some(c), Some(k)) = (run.cache, keys) {
+                    lock(c).bodies.insert(k.bodies[i], body.clone());
+                }
+                body
+            }
+        };
+        drop(md);
+        let cached = run
+            .cache
+            .zip(keys)
+            .and_then(|(c, k)| lock(c).pages.get(&k.pages[i]).cloned());
+        let html = match cached {
+            Some(html) => html,
+            None => {
+                run.counts.pages.fetch_add(1, Ordering::Relaxed);
+                let html = self
+                    .render_page(i, &body, run.theme, run.opts)?
+                    .into_bytes();
+                if let (Some(c), Some(k)) = (run.cache, keys) {
+                    lock(c).pages.insert(k.pages[i], html.clone());
+                }
+                html
+            }
+        };
+        if i == 0 && run.front_is_first {
+            run.out.put(Path::new("index.html"), html.clone())?;
+        }
+        run.out.put(&html_path(&page.path), html)?;
+        let url = href(&html_path(&page.path));
+        Ok(search_entries(&page.title, &url, &url, &body.headings))
+    }
+
+    /// `404.html`, and the page of all chapters when sidebars are shortened.
+    fn special_pages(&self, theme: &Theme, opts: &BuildOptions, out: &dyn FileSink) -> Result<()> {
+        out.put(
+            Path::new("404.html"),
+            self.not_found(theme, opts)?.into_bytes(),
+        )?;
+        if !sidebar_is_shortened(&self.sidebar) {
+            return Ok(());
+        }
+        if let Some(p) = self
+            .pages
+            .iter()
+            .find(|p| html_path(&p.path) == Path::new(ALL_CHAPTERS))
+        {
+            bail!(
+                "chapter {} would be replaced by the generated list of all chapters \
+                 ({ALL_CHAPTERS}, written for books with more than {SIDEBAR_FULL_LIMIT} \
+                 sidebar rows); rename the chapter",
+                p.path.display()
+            );
+        }
+        out.put(
+            Path::new(ALL_CHAPTERS),
+            self.all_chapters(theme, opts)?.into_bytes(),
+        )
+    }
+
+    /// The theme's assets, and `[output.html] additional-css / -js`.
+    fn assets(&self, theme: &Theme, out: &dyn FileSink) -> Result<()> {
         for (name, bytes) in theme.assets() {
             out.put(&Path::new("theme").join(name), bytes.to_vec())?;
         }
-        for extra in self
-            .dir
-            .config
-            .output
-            .html
-            .additional_css
-            .iter()
-            .chain(&self.dir.config.output.html.additional_js)
-        {
+        let html = &self.dir.config.output.html;
+        for extra in html.additional_css.iter().chain(&html.additional_js) {
             let p = self.dir.root.join(extra);
             let bytes = std::fs::read(&p).with_context(|| {
                 format!("[output.html] names {}, which cannot be read", p.display())
             })?;
             out.put(extra, bytes)?;
         }
-        // A file in the source dir never replaces a generated one (the
-        // manifest, a page, a theme asset): it would stale the site silently.
+        Ok(())
+    }
+
+    /// The source dir's other files. One never replaces a generated file (the
+    /// manifest, a page, a theme asset): it would stale the site silently.
+    fn copy_static_files(&self, theme: &Theme, out: &dyn FileSink) -> Result<()> {
         let mut generated: HashSet<PathBuf> =
             self.pages.iter().map(|p| html_path(&p.path)).collect();
         generated.extend(
@@ -236,7 +241,7 @@ impl Site {
             }
             out.put(&rel, bytes)?;
         }
-        Ok(counts)
+        Ok(())
     }
 
     /// Non-Markdown files of the source dir (images…), except AgentX data.
@@ -346,4 +351,21 @@ fn check_output_dir(root: &Path, src: &Path, out: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// What every page of one render shares.
+struct PageRun<'a> {
+    theme: &'a Theme,
+    cache: Option<&'a Mutex<RenderCache>>,
+    /// The cache keys of each page (with a cache only).
+    keys: Option<CacheKeys>,
+    opts: &'a BuildOptions,
+    out: &'a dyn FileSink,
+    /// Whether the first chapter is also written as `index.html`.
+    front_is_first: bool,
+    counts: RenderCounts,
+}
+
+fn lock(c: &Mutex<RenderCache>) -> std::sync::MutexGuard<'_, RenderCache> {
+    c.lock().expect("render cache lock")
 }

@@ -1,7 +1,8 @@
 //! What a rebuild reuses: rendered chapter bodies and laid-out pages, by hashes
 //! of their inputs.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::sync::Arc;
@@ -40,7 +41,43 @@ pub(super) fn body_key(path: &Path, markdown: &str) -> u64 {
     h.finish()
 }
 
+/// The cache keys of one render, by page index.
+pub(super) struct CacheKeys {
+    /// Of each chapter body: a hash of (path, Markdown).
+    pub(super) bodies: Vec<u64>,
+    /// Of each laid-out page: a hash of (layout, index, body key).
+    pub(super) pages: Vec<u64>,
+}
+
+impl RenderCache {
+    /// Forgets what this render did not use.
+    pub(super) fn keep_only(&mut self, keys: &CacheKeys) {
+        let bodies: HashSet<u64> = keys.bodies.iter().copied().collect();
+        let pages: HashSet<u64> = keys.pages.iter().copied().collect();
+        self.bodies.retain(|k, _| bodies.contains(k));
+        self.pages.retain(|k, _| pages.contains(k));
+    }
+}
+
 impl Site {
+    /// The cache keys of every page, for `markdown` (one per page).
+    pub(super) fn cache_keys(&self, markdown: &[Cow<'_, str>], opts: &BuildOptions) -> CacheKeys {
+        let layout = self.layout_key(opts);
+        let (bodies, pages) = self
+            .pages
+            .iter()
+            .zip(markdown)
+            .enumerate()
+            .map(|(i, (p, md))| {
+                let body = body_key(&p.path, md);
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                (layout, i, body).hash(&mut h);
+                (body, h.finish())
+            })
+            .unzip();
+        CacheKeys { bodies, pages }
+    }
+
     /// A hash of everything a page's layout reads besides its own body: the
     /// sidebar, every chapter's path, title and number (prev/next links) and
     /// the live-reload script.

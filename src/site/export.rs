@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::markdown::{self, LinkMode};
-use super::search::{search_entries, search_index_script};
+use super::search::{SearchEntry, search_entries, search_index_script};
 use super::sidebar::SidebarKind;
 use super::theme::{HIGHLIGHT_CSS, Theme};
 use super::{BuildOptions, SidebarItem, Site};
@@ -149,31 +149,7 @@ pub fn single_file(root: &Path) -> Result<String> {
         .iter()
         .map(|p| (p.path.clone(), chapter_prefix(&p.path)))
         .collect();
-    let mode = LinkMode::SingleFile {
-        prefixes: prefixes.clone(),
-    };
-    let mut content = String::new();
-    let mut index = Vec::new();
-    for page in &site.pages {
-        let prefix = &prefixes[&page.path];
-        let r = markdown::render(
-            &page.markdown,
-            &page.path,
-            &mode,
-            site.dir.config.output.html.markdown,
-        );
-        content.push_str(&format!(
-            "<section class=\"book-chapter\" id=\"{prefix}\">\n{}</section>\n",
-            r.html
-        ));
-        // Ids carry their chapter's prefix, so headings link as `#id`.
-        index.extend(search_entries(
-            &page.title,
-            &format!("#{prefix}"),
-            "",
-            &r.headings,
-        ));
-    }
+    let (content, index) = sections(&site, &prefixes);
     let sidebar: Vec<SidebarItem> = site
         .sidebar
         .iter()
@@ -186,37 +162,11 @@ pub fn single_file(root: &Path) -> Result<String> {
             s
         })
         .collect();
-    let mut css = String::new();
-    for name in ["book.css", HIGHLIGHT_CSS] {
-        if let Some(b) = theme.asset(name) {
-            css.push_str(&String::from_utf8_lossy(b));
-            css.push('\n');
-        }
-    }
-    let mut js = search_index_script(&index)?;
-    if let Some(b) = theme.asset("book.js") {
-        js.push_str(&String::from_utf8_lossy(b));
-    }
-    // `</script>` or `</style>` inside inlined text would end the element early.
-    let js = js.replace("</script", "<\\/script");
-    let css = css.replace("</style", "<\\/style");
     let mut ctx = site.base_context("");
     ctx.insert("home", &format!("#{}", prefixes[&site.pages[0].path]));
     ctx.insert("stylesheets", &Vec::<String>::new());
-    // An inline icon: the single file must not point at a file beside it.
-    if let Some(svg) = theme.asset("favicon.svg") {
-        let svg = String::from_utf8_lossy(svg);
-        ctx.insert(
-            "favicon",
-            &format!(
-                "data:image/svg+xml,{}",
-                svg.replace('#', "%23").replace('"', "'").replace('\n', "")
-            ),
-        );
-    }
     ctx.insert("scripts", &Vec::<String>::new());
-    ctx.insert("inline_css", &css);
-    ctx.insert("inline_js", &js);
+    inline_assets(&mut ctx, &theme, &index)?;
     ctx.insert("sidebar", &sidebar);
     ctx.insert(
         "page",
@@ -233,6 +183,64 @@ pub fn single_file(root: &Path) -> Result<String> {
         );
     }
     Ok(html)
+}
+
+/// Every chapter as a `<section>`, and the search index over them.
+fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<SearchEntry>) {
+    let mode = LinkMode::SingleFile {
+        prefixes: prefixes.clone(),
+    };
+    let mut content = String::new();
+    let mut index = Vec::new();
+    for page in &site.pages {
+        let prefix = &prefixes[&page.path];
+        let options = site.dir.config.output.html.markdown;
+        let r = markdown::render(&page.markdown, &page.path, &mode, options);
+        content.push_str(&format!(
+            "<section class=\"book-chapter\" id=\"{prefix}\">\n{}</section>\n",
+            r.html
+        ));
+        // Ids carry their chapter's prefix, so headings link as `#id`.
+        index.extend(search_entries(
+            &page.title,
+            &format!("#{prefix}"),
+            "",
+            &r.headings,
+        ));
+    }
+    (content, index)
+}
+
+/// The stylesheets, the scripts (with the search index) and the icon, inline:
+/// the single file must not point at a file beside it.
+fn inline_assets(ctx: &mut tera::Context, theme: &Theme, index: &[SearchEntry]) -> Result<()> {
+    let mut css = String::new();
+    for name in ["book.css", HIGHLIGHT_CSS] {
+        if let Some(b) = theme.asset(name) {
+            css.push_str(&String::from_utf8_lossy(b));
+            css.push('\n');
+        }
+    }
+    let mut js = search_index_script(index)?;
+    if let Some(b) = theme.asset("book.js") {
+        js.push_str(&String::from_utf8_lossy(b));
+    }
+    // `</script>` or `</style>` inside inlined text would end the element early.
+    let js = js.replace("</script", "<\\/script");
+    let css = css.replace("</style", "<\\/style");
+    if let Some(svg) = theme.asset("favicon.svg") {
+        let svg = String::from_utf8_lossy(svg);
+        ctx.insert(
+            "favicon",
+            &format!(
+                "data:image/svg+xml,{}",
+                svg.replace('#', "%23").replace('"', "'").replace('\n', "")
+            ),
+        );
+    }
+    ctx.insert("inline_css", &css);
+    ctx.insert("inline_js", &js);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -50,14 +50,18 @@ pub(crate) fn render(
     mode: &LinkMode,
     options: MarkdownConfig,
 ) -> RenderedMarkdown {
-    let prefix = match mode {
-        LinkMode::Pages => None,
-        LinkMode::SingleFile { prefixes } => prefixes.get(chapter).cloned(),
+    let mut r = ChapterRender {
+        chapter,
+        mode,
+        prefix: match mode {
+            LinkMode::Pages => None,
+            LinkMode::SingleFile { prefixes } => prefixes.get(chapter).cloned(),
+        },
+        used_ids: HashSet::new(),
+        headings: Vec::new(),
     };
-    let mut used_ids: HashSet<String> = HashSet::new();
-    let mut headings = Vec::new();
-    let mut out: Vec<Event<'_>> = Vec::new();
     let events: Vec<Event<'_>> = options.parser(markdown).collect();
+    let mut out: Vec<Event<'_>> = Vec::new();
     let mut i = 0;
     while i < events.len() {
         match &events[i] {
@@ -65,67 +69,17 @@ pub(crate) fn render(
                 level, id, classes, ..
             }) => {
                 let end = find_end(&events, i, |e| matches!(e, Event::End(TagEnd::Heading(_))));
-                let inner: Vec<Event<'_>> = events[i + 1..end]
-                    .iter()
-                    .cloned()
-                    .map(|e| rewrite_link(e, chapter, mode))
-                    .collect();
-                let text = plain_text(&inner);
-                let base = id
-                    .as_ref()
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| normalize_id(&text));
-                let id = unique_id(&base, &mut used_ids);
-                let is_set = classes.iter().any(|c| c.as_ref() == SET_CLASS);
-                let full_id = match &prefix {
-                    Some(p) => format!("{p}--{id}"),
-                    None => id.clone(),
+                let heading = HeadingTag {
+                    level: *level,
+                    id: id.as_deref(),
+                    classes,
                 };
-                let mut inner_html = String::new();
-                html::push_html(&mut inner_html, inner.into_iter());
-                let lvl = heading_number(*level);
-                let class_attr = if classes.is_empty() {
-                    String::new()
-                } else {
-                    let c: Vec<&str> = classes.iter().map(|c| c.as_ref()).collect();
-                    format!(" class=\"{}\"", escape_html(&c.join(" ")))
-                };
-                let mut h = format!(
-                    "<h{lvl} id=\"{}\"{class_attr}><a class=\"header\" href=\"#{}\">{inner_html}</a>",
-                    escape_html(&full_id),
-                    escape_html(&full_id)
-                );
-                if is_set {
-                    h.push_str(&format!(
-                        " <button type=\"button\" class=\"copy-link\" data-anchor=\"{}\" title=\"Copy a link to this command set\">Copy link</button>",
-                        escape_html(&full_id)
-                    ));
-                }
-                h.push_str(&format!("</h{lvl}>\n"));
-                headings.push(Heading {
-                    level: lvl,
-                    id: full_id,
-                    text,
-                    is_set,
-                });
-                out.push(Event::Html(CowStr::from(h)));
+                out.push(r.heading(&heading, &events[i + 1..end]));
                 i = end + 1;
             }
             Event::Start(Tag::CodeBlock(kind)) => {
                 let end = find_end(&events, i, |e| matches!(e, Event::End(TagEnd::CodeBlock)));
-                let mut code = String::new();
-                for e in &events[i + 1..end] {
-                    if let Event::Text(t) = e {
-                        code.push_str(t);
-                    }
-                }
-                let lang = match kind {
-                    CodeBlockKind::Fenced(info) => {
-                        info.split([' ', ',', '{']).next().unwrap_or("").to_string()
-                    }
-                    CodeBlockKind::Indented => String::new(),
-                };
-                out.push(Event::Html(CowStr::from(code_block_html(&lang, &code))));
+                out.push(code_block(kind, &events[i + 1..end]));
                 i = end + 1;
             }
             e => {
@@ -138,8 +92,92 @@ pub(crate) fn render(
     html::push_html(&mut body, out.into_iter());
     RenderedMarkdown {
         html: body,
-        headings,
+        headings: r.headings,
     }
+}
+
+/// What one chapter's render keeps between headings.
+struct ChapterRender<'a> {
+    chapter: &'a Path,
+    mode: &'a LinkMode,
+    /// The chapter's id prefix in the single file.
+    prefix: Option<String>,
+    used_ids: HashSet<String>,
+    headings: Vec<Heading>,
+}
+
+/// A heading's start tag, as the parser gives it.
+struct HeadingTag<'e> {
+    level: HeadingLevel,
+    /// An explicit `{#id}`.
+    id: Option<&'e str>,
+    classes: &'e [CowStr<'e>],
+}
+
+impl ChapterRender<'_> {
+    /// A heading with its (unique) id, a self-link, and on command-set
+    /// headings a Copy link button; `inner` is what it holds.
+    fn heading<'e>(&mut self, tag: &HeadingTag<'_>, inner: &[Event<'e>]) -> Event<'e> {
+        let inner: Vec<Event<'_>> = inner
+            .iter()
+            .cloned()
+            .map(|e| rewrite_link(e, self.chapter, self.mode))
+            .collect();
+        let text = plain_text(&inner);
+        let base = tag
+            .id
+            .map(str::to_string)
+            .unwrap_or_else(|| normalize_id(&text));
+        let id = unique_id(&base, &mut self.used_ids);
+        let is_set = tag.classes.iter().any(|c| c.as_ref() == SET_CLASS);
+        let full_id = match &self.prefix {
+            Some(p) => format!("{p}--{id}"),
+            None => id,
+        };
+        let mut inner_html = String::new();
+        html::push_html(&mut inner_html, inner.into_iter());
+        let lvl = heading_number(tag.level);
+        let class_attr = if tag.classes.is_empty() {
+            String::new()
+        } else {
+            let c: Vec<&str> = tag.classes.iter().map(|c| c.as_ref()).collect();
+            format!(" class=\"{}\"", escape_html(&c.join(" ")))
+        };
+        let mut h = format!(
+            "<h{lvl} id=\"{}\"{class_attr}><a class=\"header\" href=\"#{}\">{inner_html}</a>",
+            escape_html(&full_id),
+            escape_html(&full_id)
+        );
+        if is_set {
+            h.push_str(&format!(
+                " <button type=\"button\" class=\"copy-link\" data-anchor=\"{}\" title=\"Copy a link to this command set\">Copy link</button>",
+                escape_html(&full_id)
+            ));
+        }
+        h.push_str(&format!("</h{lvl}>\n"));
+        self.headings.push(Heading {
+            level: lvl,
+            id: full_id,
+            text,
+            is_set,
+        });
+        Event::Html(CowStr::from(h))
+    }
+}
+
+/// A code block, highlighted, with its Copy button; `inner` is its text.
+fn code_block<'e>(kind: &CodeBlockKind<'_>, inner: &[Event<'_>]) -> Event<'e> {
+    let mut code = String::new();
+    for e in inner {
+        if let Event::Text(t) = e {
+            code.push_str(t);
+        }
+    }
+    let lang = match kind {
+        CodeBlockKind::Fenced(info) => info.split([' ', ',', '{']).next().unwrap_or("").to_string(),
+        CodeBlockKind::Indented => String::new(),
+    };
+    Event::Html(CowStr::from(code_block_html(&lang, &code)))
 }
 
 fn find_end(events: &[Event<'_>], start: usize, is_end: impl Fn(&Event<'_>) -> bool) -> usize {

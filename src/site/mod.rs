@@ -34,8 +34,8 @@ use crate::preprocessor::{self, Residency};
 
 pub use self::build::build;
 pub(crate) use self::build::{book_manifest, build_inspected};
+use self::cache::CacheKeys;
 pub(crate) use self::cache::RenderCache;
-use self::cache::body_key;
 use self::layout::redirect_html;
 pub(crate) use self::output::{FileSink, MemoryFiles, SiteFile, write_atomically};
 use self::output::{Inspect, Inspected, Staging};

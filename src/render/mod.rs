@@ -9,11 +9,19 @@
 //!
 //! Output is plain CommonMark + GFM (tables, `{#id}` heading attributes, GFM
 //! alerts), readable without JavaScript, and deterministic.
+//!
+//! May use: `decode` (the model only, never the raw data), `data` (its
+//! vocabulary: routers, tiers, image status).
+
+mod chapter;
+mod command_set;
 
 use std::fmt::Write as _;
 
-use crate::data::{ImageStatus, KvTier, Router};
-use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, Provenance, Status};
+use self::chapter::deployment_chapter;
+pub(crate) use self::command_set::command_set_markdown;
+use crate::data::{ImageStatus, KvTier};
+use crate::decode::{DecodedPage, Deployment, Provenance, Status};
 
 /// Anchor of the section heading on the model page.
 pub(crate) const SECTION_ANCHOR: &str = "agentic-long-context-deployment";
@@ -249,247 +257,9 @@ fn image_short(d: &Deployment) -> String {
     }
 }
 
-fn image_warning(d: &Deployment) -> Option<String> {
-    match d.image.status {
-        ImageStatus::Ok => None,
-        ImageStatus::Pruned => Some(match &d.image.commit {
-            Some(c) => format!(
-                "> [!WARNING]\n> ⚠️ This nightly tag has since been removed from Docker Hub. It \
-                 was built from SGLang commit {}; use an image or source build at or after that \
-                 commit.\n\n",
-                commit_link(c)
-            ),
-            None => "> [!WARNING]\n> ⚠️ This nightly tag has since been removed from Docker Hub; \
-                     use an image or source build of the same SGLang version.\n\n"
-                .into(),
-        }),
-        ImageStatus::DigestOnly => Some(
-            "> [!WARNING]\n> The tag has been removed from Docker Hub; pull the image by its \
-             digest (the `@sha256:...` part).\n\n"
-                .into(),
-        ),
-    }
-}
-
-/// Routers in the order a reader meets them: the submitted one first.
-fn router_order(d: &Deployment) -> Vec<Router> {
-    let mut rs: Vec<Router> = Vec::new();
-    for s in &d.command_sets {
-        if !rs.contains(&s.router) {
-            rs.push(s.router);
-        }
-    }
-    rs.sort_by_key(|r| (*r != d.submitted, *r));
-    rs
-}
-
-/// The deployment chapter: facts, tier availability, a combination index, then every command set.
-fn deployment_chapter(page: &DecodedPage, d: &Deployment, opts: &SectionOptions) -> String {
-    let mut md = String::new();
-    let _ = writeln!(md, "# {} {{#{}}}\n", deployment_title(d), d.anchor);
-    let _ = writeln!(
-        md,
-        "[← {}: {SECTION_TITLE}](../{}#{})\n",
-        page.model, opts.chapter_file, opts.anchor
-    );
-    md.push_str(
-        "> [!WARNING]\n> Mirrored from a SemiAnalysis InferenceX AgentX submission; not verified \
-         by the maintainers of these docs.\n\n",
-    );
-    md.push_str("| Deployment fact | Value |\n|---|---|\n");
-    let rows: Vec<(&str, String)> = vec![
-        ("Hardware", d.hw_label.clone()),
-        ("Checkpoint", d.ckpt_label.clone()),
-        ("Deployment", d.label.clone()),
-        ("Detail", d.detail.clone().unwrap_or_else(|| "—".into())),
-        ("GPUs", d.gpus.to_string()),
-        ("Config", format!("`{}`", d.config_key)),
-        ("Cell", format!("`{}`", d.cell_id)),
-        ("Submitted router", d.submitted.label().to_string()),
-        ("Status", d.status.label()),
-        ("Provenance", provenance_links(&d.provenance, true)),
-        ("Image", format!("`{}`", d.image.image)),
-    ];
-    for (k, v) in rows {
-        let _ = writeln!(md, "| {k} | {} |", cell_text(&v));
-    }
-    md.push('\n');
-    if let Some(w) = image_warning(d) {
-        md.push_str(&w);
-    }
-    md.push_str("**KV offload tiers.**\n\n");
-    for t in KvTier::ALL {
-        if d.available.contains(&t) {
-            let how = if d.measured.contains(&t) {
-                "measured ✓"
-            } else {
-                "derived"
-            };
-            let _ = writeln!(md, "- {}: {how}", t.label());
-        } else if let Some(u) = d.unavailable.iter().find(|u| u.tier == t) {
-            let why = &u.reason;
-            let _ = writeln!(md, "- {}: not available for this image ({why})", t.label());
-        }
-    }
-    md.push('\n');
-    let routers = router_order(d);
-    md.push_str("## Combinations\n\n");
-    md.push_str(
-        "Every launch of this deployment. ✓ is as measured, ◐ as submitted and still under \
-         review; the others are derived and were not run.\n\n",
-    );
-    let mut header = String::from("| Concurrency |");
-    let mut rule = String::from("|---|");
-    for r in &routers {
-        for t in &d.available {
-            let _ = write!(header, " {} · {} |", r.label(), t.label());
-            rule.push_str("---|");
-        }
-    }
-    let _ = writeln!(md, "{header}\n{rule}");
-    let points = d.concs.len();
-    for pi in 0..points {
-        let sets: Vec<&CommandSet> = d.command_sets.iter().filter(|s| s.point == pi).collect();
-        let Some(first) = sets.first() else { continue };
-        let _ = write!(md, "| {} |", first.concs_label());
-        for r in &routers {
-            for t in &d.available {
-                match sets.iter().find(|s| s.router == *r && s.tier == *t) {
-                    Some(s) => {
-                        let _ = write!(md, " [{}](#{}) |", status_mark(&s.status), s.anchor);
-                    }
-                    None => md.push_str(" — |"),
-                }
-            }
-        }
-        md.push('\n');
-    }
-    md.push('\n');
-    for pi in 0..points {
-        let mut sets: Vec<&CommandSet> = d.command_sets.iter().filter(|s| s.point == pi).collect();
-        let Some(first) = sets.first() else { continue };
-        let _ = writeln!(md, "## {}\n", first.concs_label());
-        sets.sort_by_key(|s| {
-            (
-                s.status == Status::Derived,
-                s.router != d.submitted,
-                s.router,
-                s.tier,
-            )
-        });
-        for s in sets {
-            md.push_str(&command_set_markdown(s));
-        }
-    }
-    md
-}
-
-fn status_mark(s: &Status) -> &'static str {
-    match s {
-        Status::Verified | Status::VerifiedPr { .. } => "✓ measured",
-        Status::InProgress { .. } => "◐ in progress",
-        Status::Derived => "derived",
-    }
-}
-
-/// One command set: heading with its anchor, status, notes, env vars, process blocks.
-pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
-    let mut md = String::new();
-    let _ = writeln!(
-        md,
-        "### {} · {} · {} {{#{} .agentx-set}}\n",
-        s.concs_label(),
-        s.router.label(),
-        s.tier.label(),
-        s.anchor
-    );
-    let mut meta = format!("**{}**", s.status.label());
-    if s.status != Status::Derived {
-        let p = &s.provenance;
-        let mut parts = Vec::new();
-        if let Some(u) = &p.run_url {
-            parts.push(format!("[SA sweep run]({u})"));
-        }
-        if let (Some(pr), Some(u)) = (&p.pr, &p.pr_url) {
-            parts.push(format!("[InferenceX PR #{pr}]({u})"));
-        }
-        if let Some(u) = &p.job_url {
-            parts.push(format!("[job log]({u})"));
-        }
-        if let Some(date) = &p.date {
-            parts.push(format!("dashboard date {date}"));
-        }
-        if let Some(u) = &p.recipe_url {
-            parts.push(format!("[recipe]({u})"));
-        }
-        if let Some(o) = &p.override_name {
-            parts.push(format!("override `{o}`"));
-        }
-        if !parts.is_empty() {
-            meta.push_str(" — ");
-            meta.push_str(&parts.join(" · "));
-        }
-    }
-    let _ = writeln!(md, "{meta}\n");
-    for n in &s.notes {
-        let _ = writeln!(md, "- {}", n.text());
-    }
-    if !s.notes.is_empty() {
-        md.push('\n');
-    }
-    if !s.placeholders.is_empty() {
-        md.push_str("**Env Vars — set first**\n\n```bash\n");
-        md.push_str(&crate::decode::env_exports(&s.placeholders));
-        md.push_str("```\n\n");
-    }
-    for (i, p) in s.processes.iter().enumerate() {
-        let _ = writeln!(md, "**{} · {}** — {}\n", i + 1, p.long_title, p.placement);
-        md.push_str(&fenced("bash", &p.command));
-        for f in &p.files {
-            md.push_str(&config_file_markdown(f));
-        }
-    }
-    for f in &s.loose_files {
-        md.push_str(&config_file_markdown(f));
-    }
-    md
-}
-
-fn config_file_markdown(f: &ConfigFile) -> String {
-    let lang = match f.name.rsplit_once('.').map(|(_, e)| e) {
-        Some("json") => "json",
-        Some("yaml" | "yml") => "yaml",
-        Some("toml") => "toml",
-        _ => "text",
-    };
-    format!("`{}`\n\n{}", f.name, fenced(lang, f.content.trim_end()))
-}
-
-/// A fenced block whose fence is longer than any backtick run inside.
-fn fenced(lang: &str, body: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in body.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    let fence = "`".repeat(longest.max(2) + 1);
-    format!("{fence}{lang}\n{body}\n{fence}\n\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fence_outgrows_backticks() {
-        assert_eq!(fenced("bash", "echo"), "```bash\necho\n```\n\n");
-        assert_eq!(fenced("text", "a ```` b"), "`````text\na ```` b\n`````\n\n");
-    }
 
     #[test]
     fn table_cells_escape_pipes() {

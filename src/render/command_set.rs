@@ -1,0 +1,106 @@
+//! One command set as Markdown: heading with its anchor, status and
+//! provenance, notes, the Env Vars block, a block per process.
+
+use std::fmt::Write as _;
+
+use crate::decode::{CommandSet, ConfigFile, Status};
+
+/// One command set: heading with its anchor, status, notes, env vars, process blocks.
+pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "### {} · {} · {} {{#{} .agentx-set}}\n",
+        s.concs_label(),
+        s.router.label(),
+        s.tier.label(),
+        s.anchor
+    );
+    let mut meta = format!("**{}**", s.status.label());
+    if s.status != Status::Derived {
+        let p = &s.provenance;
+        let mut parts = Vec::new();
+        if let Some(u) = &p.run_url {
+            parts.push(format!("[SA sweep run]({u})"));
+        }
+        if let (Some(pr), Some(u)) = (&p.pr, &p.pr_url) {
+            parts.push(format!("[InferenceX PR #{pr}]({u})"));
+        }
+        if let Some(u) = &p.job_url {
+            parts.push(format!("[job log]({u})"));
+        }
+        if let Some(date) = &p.date {
+            parts.push(format!("dashboard date {date}"));
+        }
+        if let Some(u) = &p.recipe_url {
+            parts.push(format!("[recipe]({u})"));
+        }
+        if let Some(o) = &p.override_name {
+            parts.push(format!("override `{o}`"));
+        }
+        if !parts.is_empty() {
+            meta.push_str(" — ");
+            meta.push_str(&parts.join(" · "));
+        }
+    }
+    let _ = writeln!(md, "{meta}\n");
+    for n in &s.notes {
+        let _ = writeln!(md, "- {}", n.text());
+    }
+    if !s.notes.is_empty() {
+        md.push('\n');
+    }
+    if !s.placeholders.is_empty() {
+        md.push_str("**Env Vars — set first**\n\n```bash\n");
+        md.push_str(&crate::decode::env_exports(&s.placeholders));
+        md.push_str("```\n\n");
+    }
+    for (i, p) in s.processes.iter().enumerate() {
+        let _ = writeln!(md, "**{} · {}** — {}\n", i + 1, p.long_title, p.placement);
+        md.push_str(&fenced("bash", &p.command));
+        for f in &p.files {
+            md.push_str(&config_file_markdown(f));
+        }
+    }
+    for f in &s.loose_files {
+        md.push_str(&config_file_markdown(f));
+    }
+    md
+}
+
+fn config_file_markdown(f: &ConfigFile) -> String {
+    let lang = match f.name.rsplit_once('.').map(|(_, e)| e) {
+        Some("json") => "json",
+        Some("yaml" | "yml") => "yaml",
+        Some("toml") => "toml",
+        _ => "text",
+    };
+    format!("`{}`\n\n{}", f.name, fenced(lang, f.content.trim_end()))
+}
+
+/// A fenced block whose fence is longer than any backtick run inside.
+fn fenced(lang: &str, body: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{lang}\n{body}\n{fence}\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fence_outgrows_backticks() {
+        assert_eq!(fenced("bash", "echo"), "```bash\necho\n```\n\n");
+        assert_eq!(fenced("text", "a ```` b"), "`````text\na ```` b\n`````\n\n");
+    }
+}
