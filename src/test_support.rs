@@ -30,15 +30,44 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A fresh scratch directory under the system temp dir.
-pub(crate) fn temp(name: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("agentx-unit-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    p
+/// A path that does not exist yet, `<temp dir>/<name>`, in a fresh directory
+/// that is removed with everything in it when the `Scratch` is dropped.
+pub(crate) fn temp(name: &str) -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix("agentx-test-")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join(name);
+    Scratch { _dir: dir, path }
+}
+
+/// A scratch path (see [`temp`]); derefs to the path.
+pub(crate) struct Scratch {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
 }
 
 /// A writable copy of the mini fixture book with its data under `data/`.
-pub(crate) fn mini_book(name: &str) -> PathBuf {
+pub(crate) fn mini_book(name: &str) -> Scratch {
     let book = temp(name);
     copy_dir(&fixture("books/mini"), &book);
     copy_dir(&fixture("data"), &book.join("data"));
@@ -53,7 +82,7 @@ pub(crate) fn mini_book(name: &str) -> PathBuf {
 /// A book of `n` model chapters, each the mini fixture's data under its own
 /// page name (`Mini-Test (k)`, chapter `scaled/mini-test-k.md`), after an
 /// introduction: a book with many top-level chapters and deployment pages.
-pub(crate) fn scaled_mini_book(name: &str, n: usize) -> PathBuf {
+pub(crate) fn scaled_mini_book(name: &str, n: usize) -> Scratch {
     let book = mini_book(name);
     let data = read(&book.join("data/mini.json"));
     std::fs::remove_file(book.join("data/mini.json")).unwrap();

@@ -47,6 +47,52 @@ impl Change {
     }
 }
 
+/// Where a book's inputs are (absolute paths, as file events carry them).
+#[derive(Debug, Clone)]
+pub(crate) struct BookInputs {
+    pub root: PathBuf,
+    /// The source dir (chapters, `SUMMARY.md`, static files).
+    pub src: PathBuf,
+    /// The AgentX data directory (possibly inside `src`).
+    pub data: PathBuf,
+}
+
+/// What a changed path touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChangeKind {
+    /// `book.toml`.
+    Config,
+    /// A data file of the data directory.
+    Data,
+    /// `templates/` or `theme/`.
+    Theme,
+    /// Anything else under the source dir.
+    Content,
+}
+
+/// What a changed path means for the next rebuild, from its path alone (no
+/// file-system access): `None` for paths no build reads, editors'
+/// temporary files, and non-data files in the data directory. The data
+/// directory is tested before the source dir, which may hold it.
+pub(crate) fn change_kind(book: &BookInputs, path: &Path) -> Option<ChangeKind> {
+    if is_editor_noise(path) {
+        return None;
+    }
+    if path == book.root.join("book.toml") {
+        Some(ChangeKind::Config)
+    } else if path.starts_with(book.root.join("templates"))
+        || path.starts_with(book.root.join("theme"))
+    {
+        Some(ChangeKind::Theme)
+    } else if path.starts_with(&book.data) {
+        crate::data::is_data_file(path).then_some(ChangeKind::Data)
+    } else if path.starts_with(&book.src) {
+        Some(ChangeKind::Content)
+    } else {
+        None
+    }
+}
+
 /// Names editors give their temporary and backup files; never a reason to rebuild.
 pub(crate) fn is_editor_noise(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
@@ -153,29 +199,23 @@ impl Engine {
 
     /// Sorts changed paths into changes; paths that matter to no build are dropped.
     pub fn classify(&self, paths: &[PathBuf]) -> Vec<Change> {
+        let inputs = BookInputs {
+            root: self.root.clone(),
+            src: self.dir.src_dir(),
+            data: self.root.join(&self.dir.agentx.data_dir),
+        };
         let mut out = Vec::new();
         let mut data = Vec::new();
-        let src = self.dir.src_dir();
-        let data_dir = self.root.join(&self.dir.agentx.data_dir);
         for p in paths {
-            if is_editor_noise(p) {
-                continue;
-            }
-            let change = if p == &self.root.join("book.toml") {
-                Change::Config
-            } else if p.starts_with(self.root.join("templates"))
-                || p.starts_with(self.root.join("theme"))
-            {
-                Change::Theme
-            } else if p.starts_with(&data_dir) {
-                if crate::data::is_data_file(p) {
+            let change = match change_kind(&inputs, p) {
+                None => continue,
+                Some(ChangeKind::Data) => {
                     data.push(p.clone());
+                    continue;
                 }
-                continue;
-            } else if p.starts_with(&src) {
-                Change::Content
-            } else {
-                continue;
+                Some(ChangeKind::Config) => Change::Config,
+                Some(ChangeKind::Theme) => Change::Theme,
+                Some(ChangeKind::Content) => Change::Content,
             };
             if !out.contains(&change) {
                 out.push(change);
@@ -239,6 +279,45 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::test_support::{mini_book, read, repo};
+
+    /// (path relative to the book root, what it means), for a book whose
+    /// data directory lies inside its source dir, as the sample book's does.
+    const CHANGE_KINDS: &[(&str, Option<ChangeKind>)] = &[
+        ("book.toml", Some(ChangeKind::Config)),
+        ("content/book.toml", Some(ChangeKind::Content)),
+        ("templates/page.html", Some(ChangeKind::Theme)),
+        ("theme/book.css", Some(ChangeKind::Theme)),
+        ("theme/new/x.svg", Some(ChangeKind::Theme)),
+        ("content/agentx/qwen3.5.jsx", Some(ChangeKind::Data)),
+        ("content/agentx/deep/x.json", Some(ChangeKind::Data)),
+        ("content/agentx/README.md", None),
+        ("content/agentx/.x.json.swp", None),
+        ("content/models/qwen3.5.md", Some(ChangeKind::Content)),
+        ("content/SUMMARY.md", Some(ChangeKind::Content)),
+        ("content/images/a.png", Some(ChangeKind::Content)),
+        ("content/models/qwen3.5.md~", None),
+        ("content/4913", None),
+        ("book/index.html", None),
+        ("flags/sglang.json", None),
+        ("templatesx/page.html", None),
+        ("README.md", None),
+    ];
+
+    #[test]
+    fn change_kinds() {
+        let root = Path::new("/books/b");
+        let book = BookInputs {
+            root: root.to_path_buf(),
+            src: root.join("content"),
+            data: root.join("content/agentx"),
+        };
+        for (rel, want) in CHANGE_KINDS {
+            assert_eq!(change_kind(&book, &root.join(rel)), *want, "{rel}");
+        }
+        // Outside the book, even under a name the book uses.
+        assert_eq!(change_kind(&book, Path::new("/other/book.toml")), None);
+        assert_eq!(change_kind(&book, Path::new("/other/content/a.md")), None);
+    }
 
     #[test]
     fn editor_noise() {

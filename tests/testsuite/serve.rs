@@ -5,7 +5,7 @@ use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -13,14 +13,14 @@ use std::time::{Duration, Instant};
 struct Server {
     child: Child,
     port: u16,
-    book: PathBuf,
+    /// Removed when the server is dropped (after the child has stopped).
+    book: support::Scratch,
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.book);
     }
 }
 

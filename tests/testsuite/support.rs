@@ -11,11 +11,18 @@ pub(crate) fn fixture(rel: &str) -> PathBuf {
 }
 
 /// `../shared/<rel>` beside the checkout, or `None` (with a message saying the
-/// test was skipped) when the reference folder is not there.
+/// test was skipped) when the reference folder is not there. With
+/// `AGENTX_REQUIRE_SHARED=1` (CI sets it) a missing folder fails the test.
 pub(crate) fn shared(rel: &str) -> Option<PathBuf> {
     let p = repo().join("../shared").join(rel);
     if p.exists() {
         Some(p)
+    } else if std::env::var_os("AGENTX_REQUIRE_SHARED").is_some_and(|v| v == "1") {
+        panic!(
+            "{} is missing, and AGENTX_REQUIRE_SHARED=1 says the third-party reference \
+             folder ../shared must be beside this checkout",
+            p.display()
+        );
     } else {
         eprintln!(
             "SKIPPED: {} is missing (the third-party reference folder ../shared is not beside \
@@ -43,15 +50,44 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A fresh scratch directory under the system temp dir.
-pub(crate) fn temp(name: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("agentx-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    p
+/// A path that does not exist yet, `<temp dir>/<name>`, in a fresh directory
+/// that is removed with everything in it when the `Scratch` is dropped.
+pub(crate) fn temp(name: &str) -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix("agentx-test-")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join(name);
+    Scratch { _dir: dir, path }
+}
+
+/// A scratch path (see [`temp`]); derefs to the path.
+pub(crate) struct Scratch {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
 }
 
 /// A writable copy of the mini fixture book with its data under `data/`.
-pub(crate) fn mini_book(name: &str) -> PathBuf {
+pub(crate) fn mini_book(name: &str) -> Scratch {
     let book = temp(name);
     copy_dir(&fixture("books/mini"), &book);
     copy_dir(&fixture("data"), &book.join("data"));
