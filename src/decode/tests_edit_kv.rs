@@ -31,16 +31,9 @@ fn flags(b: &Block) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn diff_forms() {
-    let base = worker_block(&[
-        ("--model-path", &["m"]),
-        ("--port", &["30000"]),
-        ("--mem-fraction-static", &["0.8"]),
-        ("--tp", &["4"]),
-    ]);
-    // (diff JSON, expected args, expected env keys=values)
-    let cases: Vec<(Value, Vec<&str>, Vec<&str>)> = vec![
+/// (diff JSON, expected args, expected env keys=values) on [`diff_base`].
+fn diff_cases() -> Vec<(Value, Vec<&'static str>, Vec<&'static str>)> {
+    vec![
         (
             json!({}),
             vec![
@@ -109,8 +102,23 @@ fn diff_forms() {
             vec!["--z", "--a"],
             vec![],
         ),
-    ];
-    for (diff, want_args, want_env) in cases {
+    ]
+}
+
+/// The worker block every diff case starts from.
+fn diff_base() -> Block {
+    worker_block(&[
+        ("--model-path", &["m"]),
+        ("--port", &["30000"]),
+        ("--mem-fraction-static", &["0.8"]),
+        ("--tp", &["4"]),
+    ])
+}
+
+#[test]
+fn diff_forms() {
+    let base = diff_base();
+    for (diff, want_args, want_env) in diff_cases() {
         let d: Diff = serde_json::from_value(diff.clone()).unwrap();
         let mut b = base.clone();
         apply_diff(&mut b, &d);

@@ -9,8 +9,6 @@
 //! highlights that command set. Then an edit to a data file under `serve`
 //! reloads the open page. Prints the counts and saves a screenshot.
 
-use crate::support;
-
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -20,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use mdbook_agentx::{CommandSet, Library};
 use serde_json::{Value, json};
+
+use crate::support;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
@@ -288,6 +288,28 @@ struct Counts {
     fresh_tabs: usize,
 }
 
+/// What visiting the pages found.
+#[derive(Default)]
+struct Visit {
+    counts: Counts,
+    /// Page URL → its ids.
+    ids_by_page: HashMap<String, HashSet<String>>,
+    /// Every link, with the page it is on.
+    links: Vec<Link>,
+    /// Every Copy link button's URL, with its command set.
+    copy_links: Vec<CopyLink>,
+}
+
+struct Link {
+    from: String,
+    href: String,
+}
+
+struct CopyLink {
+    anchor: String,
+    url: String,
+}
+
 /// Visits every page of `pages` under `base` (a `file://` or `http://` URL).
 fn check_site(
     d: &Driver,
@@ -296,106 +318,114 @@ fn check_site(
     expected: &HashMap<String, Vec<String>>,
     shot: Option<&Path>,
 ) -> Counts {
-    let mut counts = Counts::default();
-    let mut ids_by_page: HashMap<String, HashSet<String>> = HashMap::new();
-    let mut all_links: Vec<(String, String)> = Vec::new();
-    let mut links_to_open: Vec<(String, String)> = Vec::new();
+    let mut visit = Visit::default();
     d.console_errors();
     for page in pages {
-        let url = format!("{base}{page}");
-        d.goto(&url);
-        let errors = d.console_errors();
-        assert!(errors.is_empty(), "{url}: console errors: {errors:?}");
-        let r = d.exec(COLLECT, json!([]));
-        let href = r["href"].as_str().unwrap().to_string();
-        ids_by_page.insert(
-            href.clone(),
-            r["ids"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_str().unwrap().to_string())
-                .collect(),
-        );
-        for l in r["links"].as_array().unwrap() {
-            all_links.push((url.clone(), l.as_str().unwrap().to_string()));
-        }
-        let mut by_set: HashMap<String, Vec<String>> = HashMap::new();
-        let mut order: Vec<String> = Vec::new();
-        for c in r["copies"].as_array().unwrap() {
-            let anchor = c["anchor"].as_str().unwrap_or("").to_string();
-            let text = c["text"]
-                .as_str()
-                .unwrap_or_else(|| panic!("{url}: a button copied nothing"))
-                .to_string();
-            counts.copies += 1;
-            if c["kind"] == "link" {
-                assert_eq!(
-                    text,
-                    format!("{href}#{anchor}"),
-                    "{url}: Copy link of {anchor}"
-                );
-                order.push(anchor.clone());
-                links_to_open.push((anchor.clone(), text));
-            } else if !anchor.is_empty() {
-                by_set.entry(anchor).or_default().push(text);
-            }
-        }
-        for anchor in &order {
-            let want = expected
-                .get(anchor)
-                .unwrap_or_else(|| panic!("{url}: unknown command set {anchor}"));
-            let got = by_set.get(anchor).cloned().unwrap_or_default();
-            assert_eq!(
-                &got, want,
-                "{url}#{anchor}: copied text differs from the decoded command set"
-            );
-            counts.command_sets += 1;
-        }
-        counts.pages += 1;
+        visit_page(d, &format!("{base}{page}"), expected, &mut visit);
         if let (Some(shot), true) = (shot, page.ends_with("models/muse-spark-open.html")) {
             d.screenshot(shot);
         }
     }
-    // Every internal link and anchor resolves.
-    for (from, link) in &all_links {
+    check_links(base, &mut visit);
+    open_in_fresh_tabs(d, &mut visit);
+    visit.counts
+}
+
+/// One page: no console error, and every Copy button copies exactly the
+/// text of the decoded command set it belongs to.
+fn visit_page(d: &Driver, url: &str, expected: &HashMap<String, Vec<String>>, visit: &mut Visit) {
+    d.goto(url);
+    let errors = d.console_errors();
+    assert!(errors.is_empty(), "{url}: console errors: {errors:?}");
+    let r = d.exec(COLLECT, json!([]));
+    let href = r["href"].as_str().unwrap().to_string();
+    let strings = |v: &Value| -> Vec<String> {
+        let items = v.as_array().unwrap().iter();
+        items.map(|v| v.as_str().unwrap().to_string()).collect()
+    };
+    visit
+        .ids_by_page
+        .insert(href.clone(), strings(&r["ids"]).into_iter().collect());
+    for l in strings(&r["links"]) {
+        let from = url.to_string();
+        visit.links.push(Link { from, href: l });
+    }
+    let mut by_set: HashMap<String, Vec<String>> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for c in r["copies"].as_array().unwrap() {
+        let anchor = c["anchor"].as_str().unwrap_or("").to_string();
+        let text = c["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{url}: a button copied nothing"))
+            .to_string();
+        visit.counts.copies += 1;
+        if c["kind"] == "link" {
+            assert_eq!(
+                text,
+                format!("{href}#{anchor}"),
+                "{url}: Copy link of {anchor}"
+            );
+            order.push(anchor.clone());
+            visit.copy_links.push(CopyLink { anchor, url: text });
+        } else if !anchor.is_empty() {
+            by_set.entry(anchor).or_default().push(text);
+        }
+    }
+    for anchor in &order {
+        let want = expected
+            .get(anchor)
+            .unwrap_or_else(|| panic!("{url}: unknown command set {anchor}"));
+        let got = by_set.get(anchor).cloned().unwrap_or_default();
+        assert_eq!(
+            &got, want,
+            "{url}#{anchor}: copied text differs from the decoded command set"
+        );
+        visit.counts.command_sets += 1;
+    }
+    visit.counts.pages += 1;
+}
+
+/// Every internal link and anchor resolves.
+fn check_links(base: &str, visit: &mut Visit) {
+    for Link { from, href: link } in &visit.links {
         if !link.starts_with(base) {
             continue; // another site
         }
-        counts.links += 1;
+        visit.counts.links += 1;
         let (target, frag) = link.split_once('#').unwrap_or((link, ""));
         let target = if target.ends_with('/') {
             format!("{target}index.html")
         } else {
             target.to_string()
         };
-        let ids = ids_by_page.get(&target).unwrap_or_else(|| {
+        let ids = visit.ids_by_page.get(&target).unwrap_or_else(|| {
             panic!("{from}: link {link} goes to a page that was not visited or does not exist")
         });
         if !frag.is_empty() {
             assert!(ids.contains(frag), "{from}: link {link}: no id `{frag}`");
         }
     }
-    // A Copy link URL opened in a fresh tab lands on and highlights its command set:
-    // the first and last command set of every page.
+}
+
+/// A Copy link URL opened in a fresh tab lands on and highlights its command
+/// set: the first and last command set of every page.
+fn open_in_fresh_tabs(d: &Driver, visit: &mut Visit) {
     let main = d.cmd("GET", "/window", None).as_str().unwrap().to_string();
-    let mut sample: Vec<&(String, String)> = Vec::new();
-    let mut by_page: HashMap<&str, Vec<&(String, String)>> = HashMap::new();
-    for l in &links_to_open {
-        by_page
-            .entry(l.1.split('#').next().unwrap())
-            .or_default()
-            .push(l);
+    let mut by_page: HashMap<&str, Vec<&CopyLink>> = HashMap::new();
+    for l in &visit.copy_links {
+        let page = l.url.split('#').next().unwrap();
+        by_page.entry(page).or_default().push(l);
     }
     let mut pages_sorted: Vec<_> = by_page.into_iter().collect();
     pages_sorted.sort_by_key(|(p, _)| p.to_string());
+    let mut sample: Vec<&CopyLink> = Vec::new();
     for (_, v) in pages_sorted {
         sample.push(v[0]);
         if v.len() > 1 {
             sample.push(v[v.len() - 1]);
         }
     }
-    for (anchor, url) in sample {
+    for CopyLink { anchor, url } in sample {
         let tab = d.cmd("POST", "/window/new", Some(json!({"type": "tab"})));
         let handle = tab["handle"].as_str().unwrap().to_string();
         d.cmd("POST", "/window", Some(json!({ "handle": handle })));
@@ -419,9 +449,8 @@ fn check_site(
         );
         d.cmd("DELETE", "/window", None);
         d.cmd("POST", "/window", Some(json!({ "handle": main })));
-        counts.fresh_tabs += 1;
+        visit.counts.fresh_tabs += 1;
     }
-    counts
 }
 
 fn pages_of(dir: &Path) -> Vec<String> {
@@ -445,12 +474,45 @@ fn expected_by_anchor() -> HashMap<String, Vec<String>> {
         .collect()
 }
 
-struct Serve(Child, PathBuf);
+/// `serve` on a copy of the sample book (so it can be edited), stopped and
+/// removed on drop.
+struct Serve {
+    child: Child,
+    port: u16,
+    book: support::Scratch,
+}
+
 impl Drop for Serve {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-        let _ = std::fs::remove_dir_all(&self.1);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Serve {
+    fn start() -> Serve {
+        let book = support::temp("browser-book");
+        std::fs::create_dir_all(&*book).unwrap();
+        std::fs::copy(support::repo().join("book.toml"), book.join("book.toml")).unwrap();
+        support::copy_dir(&support::repo().join("content"), &book.join("content"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
+            .arg("serve")
+            .arg(&*book)
+            .args(["--port", "0"])
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let mut lines = BufReader::new(stderr).lines();
+        let port: u16 = loop {
+            let line = lines.next().expect("serve output").unwrap();
+            if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+                break rest.split('/').next().unwrap().parse().unwrap();
+            }
+        };
+        std::thread::spawn(move || for _ in lines.map_while(Result::ok) {});
+        Serve { child, port, book }
     }
 }
 
@@ -458,7 +520,7 @@ impl Drop for Serve {
 fn browser_file_and_serve() {
     let Some(driver) = chromedriver() else { return };
     let expected = expected_by_anchor();
-    let out = std::env::temp_dir().join(format!("agentx-browser-export-{}", std::process::id()));
+    let out = support::temp("browser-export");
     mdbook_agentx::export_offline(&support::repo(), &out).unwrap();
     let pages = pages_of(&out);
     let shot = support::repo().join("target/browser-test/muse-spark-open.png");
@@ -475,42 +537,25 @@ fn browser_file_and_serve() {
         c.fresh_tabs,
         shot.display()
     );
-    assert_eq!(c.command_sets, 576);
-    assert_eq!(c.pages, 37);
+    // Every command set of the data (576 in the sample), each page once
+    // (37: 8 chapters, 28 deployment chapters, index.html), 404 aside.
+    assert_eq!(c.command_sets, support::sample_counts().command_sets);
+    assert_eq!(c.pages, support::sample_pages());
 
-    // The same over HTTP from `serve`, on a copy of the book so it can be edited.
-    let book = std::env::temp_dir().join(format!("agentx-browser-book-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&book);
-    std::fs::create_dir_all(&book).unwrap();
-    std::fs::copy(support::repo().join("book.toml"), book.join("book.toml")).unwrap();
-    support::copy_dir(&support::repo().join("content"), &book.join("content"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
-        .arg("serve")
-        .arg(&book)
-        .args(["--port", "0"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let port: u16 = loop {
-        let line = lines.next().expect("serve output").unwrap();
-        if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-            break rest.split('/').next().unwrap().parse().unwrap();
-        }
-    };
-    std::thread::spawn(move || for _ in lines.map_while(Result::ok) {});
-    let _server = Serve(child, book.clone());
-    let base = format!("http://127.0.0.1:{port}/");
+    // The same over HTTP from `serve`.
+    let server = Serve::start();
+    let base = format!("http://127.0.0.1:{}/", server.port);
     let c = check_site(&d, &base, &pages, &expected, None);
     eprintln!(
         "serve (http://): {} pages, {} internal links, {} command sets ({} copy buttons), {} links opened in fresh tabs",
         c.pages, c.links, c.command_sets, c.copies, c.fresh_tabs
     );
-    assert_eq!(c.command_sets, 576);
+    assert_eq!(c.command_sets, support::sample_counts().command_sets);
+    live_reload(&d, &base, &server.book);
+}
 
-    // Live reload: an open page reloads after a data edit and shows the new command.
+/// An open page reloads after a data edit and shows the new command.
+fn live_reload(d: &Driver, base: &str, book: &Path) {
     let page =
         format!("{base}models/muse-spark-open/musespark-fp4-b200-sglang-agentic-dflash-0.html");
     d.goto(&page);
@@ -544,5 +589,4 @@ fn browser_file_and_serve() {
         "live reload: page reloaded with the edit {} ms after the write",
         t.elapsed().as_millis()
     );
-    let _ = std::fs::remove_dir_all(&out);
 }

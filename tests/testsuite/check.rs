@@ -1,11 +1,12 @@
 //! `check`: flag registries per image, KV tiers per image, links and anchors.
 
-use crate::support;
-
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::Command;
 
 use mdbook_agentx::check;
+
+use crate::support;
 
 #[test]
 fn sample_book_passes_every_check() {
@@ -24,7 +25,8 @@ fn sample_book_passes_every_check() {
     ] {
         assert!(report.images.iter().any(|t| t.entrypoint == ep), "{ep}");
     }
-    assert_eq!(report.links.pages, 37);
+    // Links are checked on every page but 404.html (its links are absolute).
+    assert_eq!(report.links.pages, support::sample_pages());
     // The only warnings are the DP-attention deprecations of sglang 0.5.23.
     assert!(
         report
@@ -107,18 +109,9 @@ fn cli_exit_codes_and_json() {
     assert!(text.ends_with("check passed\n"));
 }
 
-/// The real Qwen3.8-Flash-Next and DeepSeek-V4.1 command sets, each image
-/// checked against the registry of the release it names. Every failure that
-/// remains is listed and explained here.
-#[test]
-fn real_data_against_release_registries() {
-    let (Some(flags), Some(data)) = (
-        support::shared("reference/flags"),
-        support::shared("reference/sglang-cookbook"),
-    ) else {
-        return;
-    };
-    // A book of the two pages, each image mapped to its registry.
+/// A book of the real Qwen3.8-Flash-Next and DeepSeek-V4.1 pages, each image
+/// mapped to the registry of the release it names.
+fn real_book(data: &Path, flags: &Path) -> support::Scratch {
     let dir = support::temp("real-check");
     std::fs::create_dir_all(dir.join("data")).unwrap();
     std::fs::create_dir_all(dir.join("src")).unwrap();
@@ -163,34 +156,11 @@ default = {{ "sglang.launch_server" = "{}", "dynamo.sglang" = "{}", "sglang_rout
         f("sglang.launch_server@v0.5.19.json"),
     );
     std::fs::write(dir.join("book.toml"), toml).unwrap();
-    let report = check(&dir).unwrap();
-    assert!(report.links.problems.is_empty(), "{:?}", report.links);
-    assert!(report.unconfigured.is_empty(), "{:?}", report.unconfigured);
-    assert!(
-        report.tiers.is_empty(),
-        "{:?}",
-        report
-            .tiers
-            .iter()
-            .map(|t| t.to_string())
-            .collect::<Vec<_>>()
-    );
+    dir
+}
 
-    // Qwen3.8-Flash-Next: every SGLang command line parses. The Dynamo
-    // variants of the `qwen38flashnext` image fail on one flag: dynamo.sglang
-    // v1.6.1 bundles sglang 0.5.21, where `--cuda-graph-max-bs` is an
-    // ambiguous prefix. A real finding: those derived commands need a Dynamo
-    // built against the image's own SGLang.
-    let qwen: Vec<String> = report
-        .failures
-        .iter()
-        .filter(|f| f.page == "Qwen3.8-Flash-Next")
-        .map(|f| format!("{} {} {} {}", f.image, f.entrypoint, f.flag, f.message))
-        .collect();
-    assert_eq!(qwen.len(), 14, "{qwen:?}");
-    assert!(qwen.iter().all(|f| f
-        == "lmsysorg/sglang:qwen38flashnext dynamo.sglang --cuda-graph-max-bs ambiguous option: could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill"));
-
+/// DeepSeek-V4.1's failures, classified.
+fn deepseek_router_failures(report: &mdbook_agentx::CheckReport) {
     // DeepSeek-V4.1: every worker (sglang and dynamo.sglang) and frontend line
     // parses. What remains are router lines of the SGLang-router variants: the
     // DP-attention router flags `--connect-timeout-secs` and
@@ -230,6 +200,49 @@ default = {{ "sglang.launch_server" = "{}", "dynamo.sglang" = "{}", "sglang_rout
             ),
         ]
     );
+}
+
+/// The real Qwen3.8-Flash-Next and DeepSeek-V4.1 command sets, each image
+/// checked against the registry of the release it names. Every failure that
+/// remains is listed and explained here.
+#[test]
+fn real_data_against_release_registries() {
+    let (Some(flags), Some(data)) = (
+        support::shared("reference/flags"),
+        support::shared("reference/sglang-cookbook"),
+    ) else {
+        return;
+    };
+    let dir = real_book(&data, &flags);
+    let report = check(&dir).unwrap();
+    assert!(report.links.problems.is_empty(), "{:?}", report.links);
+    assert!(report.unconfigured.is_empty(), "{:?}", report.unconfigured);
+    assert!(
+        report.tiers.is_empty(),
+        "{:?}",
+        report
+            .tiers
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+    );
+
+    // Qwen3.8-Flash-Next: every SGLang command line parses. The Dynamo
+    // variants of the `qwen38flashnext` image fail on one flag: dynamo.sglang
+    // v1.6.1 bundles sglang 0.5.21, where `--cuda-graph-max-bs` is an
+    // ambiguous prefix. A real finding: those derived commands need a Dynamo
+    // built against the image's own SGLang.
+    let qwen: Vec<String> = report
+        .failures
+        .iter()
+        .filter(|f| f.page == "Qwen3.8-Flash-Next")
+        .map(|f| format!("{} {} {} {}", f.image, f.entrypoint, f.flag, f.message))
+        .collect();
+    assert_eq!(qwen.len(), 14, "{qwen:?}");
+    assert!(qwen.iter().all(|f| f
+        == "lmsysorg/sglang:qwen38flashnext dynamo.sglang --cuda-graph-max-bs ambiguous option: could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill"));
+
+    deepseek_router_failures(&report);
     for t in &report.images {
         eprintln!(
             "image {} · {} ({}): {}/{} command lines parse",

@@ -6,6 +6,7 @@
 mod browser;
 mod check;
 mod cli;
+mod decode_errors;
 mod decode_rules;
 mod diff;
 mod no_panic;

@@ -1,13 +1,13 @@
 //! Property test: random mutations of real and fixture data files may load and
 //! decode, or fail with an error, but must never panic.
 
-use crate::support;
-
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use mdbook_agentx::decode_str;
 use serde_json::Value;
+
+use crate::support;
 
 /// Small deterministic PRNG (xorshift64*), so failures reproduce from the seed.
 struct Rng(u64);

@@ -1,14 +1,14 @@
 //! The mdBook side: `supports`, the stdin/stdout protocol with a hand-written
 //! `[context, book]`, chapter expansion and its error messages.
 
-use crate::support;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use mdbook_agentx::{Library, OnError, expand_chapter};
 use mdbook_preprocessor::book::{Book, BookItem};
+
+use crate::support;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))

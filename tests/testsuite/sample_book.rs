@@ -1,12 +1,12 @@
 //! The sample book under `content/` and a real page from `../shared`, expanded
 //! in-process, plus `mdbook build` of the sample book with this preprocessor.
 
-use crate::support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mdbook_agentx::{Library, OnError, expand_chapter, page_stats};
+
+use crate::support;
 
 const STATUS_LABELS: [&str; 4] = [
     "✓ Verified in SemiAnalysis InferenceX AgentX",
@@ -48,10 +48,16 @@ fn sample_pages_counts() {
     );
     let muse = lib.page("Muse Spark Open").unwrap();
     let s = page_stats(muse);
+    // By hand from muse-spark-open.json: 4 cells with 4 configKeys; points
+    // 12 + 10 + 10 + 8 = 40; each cell has both routers and 2 tiers but gb200
+    // has 3, so 2 × (12×2 + 10×3 + 10×2 + 8×2) = 180 command sets. The same
+    // from the JSON by rule:
+    let raw = support::raw_counts(&support::repo().join("content/agentx/muse-spark-open.json"));
     assert_eq!(
         (s.lanes, s.deployments, s.points, s.command_sets),
-        (4, 4, 40, 180)
+        (raw.lanes, raw.deployments, raw.points, raw.command_sets)
     );
+    assert_eq!(raw.command_sets, 2 * (12 * 2 + 10 * 3 + 10 * 2 + 8 * 2));
     assert_eq!(s.hardware, ["gb300", "gb200", "b300", "b200"]);
     for d in &muse.deployments {
         assert_eq!(d.label, "Agg TP4·EP4");
@@ -130,13 +136,11 @@ fn sample_pages_expand() {
     }
 }
 
-/// FNV-1a, to pin the expansion of third-party data without committing it.
-fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
+/// A real page, expanded twice: the same bytes, and each deployment chapter
+/// holds exactly the command sets its cell's JSON gives (points × routers ×
+/// available tiers), of which one per point is measured and the rest carry
+/// the derived label. Counted from the data, so no third-party text is
+/// committed.
 #[test]
 fn real_page_expands_deterministically() {
     let Some(dir) = support::shared("reference/sglang-cookbook") else {
@@ -158,22 +162,34 @@ fn real_page_expands_deterministically() {
     let b = expand();
     assert_eq!(a.content, b.content);
     assert_eq!(a.subchapters, b.subchapters);
-    assert_eq!(a.subchapters.len(), 4);
-    let all: String = std::iter::once(a.content.as_str())
-        .chain(a.subchapters.iter().map(|c| c.markdown.as_str()))
-        .collect();
-    // 76 command sets, each with one anchored heading.
+    let json: serde_json::Value =
+        serde_json::from_str(&support::read(&dir.join("agentx-qwen3.8-flash-next.json"))).unwrap();
+    let cells = json["cells"].as_array().unwrap();
+    assert_eq!(a.subchapters.len(), cells.len(), "a chapter per cell");
+    let len = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
+    for (chapter, cell) in a.subchapters.iter().zip(cells) {
+        let points = len(&cell["points"]);
+        let routers = cell["routers"].as_object().unwrap().len();
+        let sets = points * routers * len(&cell["kv"]["available"]);
+        let md = &chapter.markdown;
+        let id = cell["id"].as_str().unwrap();
+        assert_eq!(md.matches("\n### c").count(), sets, "{id}");
+        let derived = md
+            .matches("**Derived — not run in SemiAnalysis InferenceX AgentX**")
+            .count();
+        assert_eq!(derived, sets - points, "{id}");
+        assert!(
+            md.contains(&format!("`{id}`")),
+            "{id}: the facts name the cell"
+        );
+    }
+    // In all: 76 command sets, 22 of them measured (the README of the
+    // reference data: 4 cells, 22 points).
+    let all: String = a.subchapters.iter().map(|c| c.markdown.as_str()).collect();
     assert_eq!(all.matches("\n### c").count(), 76);
-    // 22 points were measured; every other combination carries the derived label once.
     assert_eq!(
-        all.matches("Derived — not run in SemiAnalysis InferenceX AgentX")
-            .count(),
-        76 - 22
-    );
-    // The expansion as a fingerprint: no third-party text is committed.
-    insta::assert_snapshot!(
-        "real_qwen38_fingerprint",
-        format!("{:016x} {} bytes", fnv1a(&all), all.len())
+        support::raw_counts(&dir.join("agentx-qwen3.8-flash-next.json")).points,
+        22
     );
 }
 
@@ -245,7 +261,8 @@ fn mdbook_builds_the_sample_book() {
         labels_seen, [true; 4],
         "every status label appears in the built book"
     );
-    assert_eq!(deployment_pages, 28);
+    // One page per deployment (cell) of every data file.
+    assert_eq!(deployment_pages, support::sample_counts().deployments);
     let authoring = support::read(&out.join("authoring.html"));
     assert!(authoring.contains("&lt;&lt;agentx page=“Qwen3.5”&gt;&gt; appears literally"));
     std::fs::remove_dir_all(&out).unwrap();

@@ -1,14 +1,14 @@
 //! `serve` end to end: the binary on an ephemeral loopback port, a live-reload
 //! event stream, edits to the book on disk, and hostile request paths.
 
-use crate::support;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
+
+use crate::support;
 
 struct Server {
     child: Child,

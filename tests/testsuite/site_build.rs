@@ -1,13 +1,13 @@
 //! The standalone builder over the sample book and fixture books: links and
 //! anchors, offline export, single file, atomic writes, HTML fragments.
 
-use crate::support;
-
 use std::path::Path;
 
 use mdbook_agentx::{BuildOptions, BuildReport, build};
 
 use crate::support::files_under;
+
+use crate::support;
 
 fn build_into(book: &Path, out: &Path) -> anyhow::Result<BuildReport> {
     build(
@@ -39,12 +39,17 @@ fn sample_book_links_and_anchors_resolve() {
         "checked {} pages, {} internal links, {} anchors",
         links.pages, links.links, links.anchors
     );
-    assert_eq!(links.pages, 37, "36 chapters + index.html");
+    assert_eq!(
+        links.pages,
+        support::sample_pages(),
+        "chapters + index.html"
+    );
     assert!(links.links > 2000, "{links:?}");
     // The offline export fails on any remote asset; it writes the same site.
     let out = support::temp("links-export");
     let report = mdbook_agentx::export_offline(&support::repo(), &out).unwrap();
-    assert_eq!(report.command_sets, 576);
+    let sets = support::sample_counts().command_sets;
+    assert_eq!(report.command_sets, sets);
     let files = files_under(&out);
     // Every command set has a Copy link button and its blocks Copy buttons.
     let all: String = files
@@ -52,11 +57,11 @@ fn sample_book_links_and_anchors_resolve() {
         .filter(|(p, _)| p.extension().is_some_and(|e| e == "html"))
         .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
         .collect();
-    assert_eq!(all.matches("class=\"copy-link\"").count(), 576);
-    assert!(all.matches("class=\"copy-code\"").count() > 576 * 2);
+    assert_eq!(all.matches("class=\"copy-link\"").count(), sets);
+    assert!(all.matches("class=\"copy-code\"").count() > sets * 2);
     // The search index names every command set.
     let index = support::read(&out.join("search-index.js"));
-    assert_eq!(index.matches("\"k\":\"set\"").count(), 576);
+    assert_eq!(index.matches("\"k\":\"set\"").count(), sets);
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -113,3 +113,67 @@ pub(crate) fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// Counts read straight from data files' JSON, not through the decoder, so
+/// tests compare the program with the data rather than with itself.
+///
+/// The rules: a lane is a distinct `configKey`; a deployment is a cell; a
+/// point is an entry of a cell's `points`; and decoding makes one command
+/// set per (point, router of the cell, tier in the cell's `kv.available`),
+/// so a cell gives points × routers × available tiers command sets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RawCounts {
+    pub(crate) lanes: usize,
+    pub(crate) deployments: usize,
+    pub(crate) points: usize,
+    pub(crate) command_sets: usize,
+}
+
+/// The counts of one data file (JSON, or the JS module form).
+pub(crate) fn raw_counts(path: &Path) -> RawCounts {
+    let text = read(path);
+    // The JS module form wraps one object literal: take it from `{` to `}`.
+    let json = &text[text.find('{').unwrap()..=text.rfind('}').unwrap()];
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let cells = v["cells"].as_array().unwrap();
+    let len = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
+    let keys: std::collections::HashSet<&str> = cells
+        .iter()
+        .map(|c| c["configKey"].as_str().unwrap())
+        .collect();
+    RawCounts {
+        lanes: keys.len(),
+        deployments: cells.len(),
+        points: cells.iter().map(|c| len(&c["points"])).sum(),
+        command_sets: cells
+            .iter()
+            .map(|c| {
+                let routers = c["routers"].as_object().unwrap().len();
+                len(&c["points"]) * routers * len(&c["kv"]["available"])
+            })
+            .sum(),
+    }
+}
+
+/// The counts of the sample book's data (every file of `content/agentx`),
+/// summed.
+pub(crate) fn sample_counts() -> RawCounts {
+    let mut total = RawCounts::default();
+    for e in std::fs::read_dir(repo().join("content/agentx")).unwrap() {
+        let c = raw_counts(&e.unwrap().path());
+        total.lanes += c.lanes;
+        total.deployments += c.deployments;
+        total.points += c.points;
+        total.command_sets += c.command_sets;
+    }
+    total
+}
+
+/// HTML pages of the built sample book: one per chapter of `SUMMARY.md`
+/// (each `](….md)` link), one per deployment chapter the directives add (a
+/// deployment is a cell, and each model page shows all of its cells), and
+/// `index.html`, a copy of the first chapter.
+pub(crate) fn sample_pages() -> usize {
+    let summary = read(&repo().join("content/SUMMARY.md"));
+    summary.matches(".md)").count() + sample_counts().deployments + 1
+}
