@@ -1,4 +1,7 @@
-//! Per-page counts: lanes, deployments, points, hardware, command sets.
+//! Per-page counts: lanes, deployments, points, hardware, command sets,
+//! from the decoded model only.
+//!
+//! May use: `decode`.
 
 use serde::Serialize;
 

@@ -114,7 +114,7 @@ impl Library {
     }
 
     /// Whether a path is a data file this library reads.
-    pub fn is_data_file(&self, path: &Path) -> bool {
+    pub(crate) fn is_data_file(&self, path: &Path) -> bool {
         path.starts_with(&self.dir) && data::is_data_file(path)
     }
 
@@ -178,7 +178,7 @@ impl Library {
     }
 
     /// Re-reads changed data files (new, edited or deleted); others stay decoded.
-    pub fn reload(&mut self, changed: &[PathBuf]) {
+    pub(crate) fn reload(&mut self, changed: &[PathBuf]) {
         for path in changed {
             self.entries.remove(path);
             self.failed.remove(path);

@@ -5,8 +5,7 @@
 //! [`search`], [`output`] (sinks and staging), [`cache`] (what rebuilds
 //! reuse) and [`build`]; `engine` drives rebuilds for `serve` and `watch`.
 //!
-//! May use: `preprocessor`, `render` (Markdown of a command set, in tests),
-//! `manifest`, `data`, `decode`, `util`.
+//! May use: `preprocessor`, `manifest`, `decode`, `data`, `util`.
 
 pub(crate) mod book;
 mod build;
