@@ -13,12 +13,15 @@
 //! - [`build`], [`export_offline`], [`export_single_file`]: the standalone
 //!   builder, and [`Engine`] / [`serve`] / [`watch`] for live preview;
 //! - [`check`]: command lines against flag registries, KV tiers, links;
-//! - [`Manifest`] and [`compare_manifests`]: what changed between two builds.
+//! - [`Manifest`] and [`compare_manifests`]: what changed between two builds;
+//! - [`sync`]: data files generated from InferenceX lanes (a lane manifest
+//!   pinning each lane to a commit), checked by decoding them back.
 //!
 //! Data flows one way, each module using only those before it:
 //! `util ← data ← decode ← {manifest, render} ← preprocessor ← site ← {serve,
 //! check, diff}` (`shell` sits between `data` and `decode`, `stats` on
-//! `decode`). The README's layout section draws the whole graph.
+//! `decode`; `sync` beside `decode`, on `data`, `decode` and `manifest`).
+//! The README's layout section draws the whole graph.
 
 mod check;
 mod data;
@@ -32,6 +35,7 @@ mod serve;
 mod shell;
 mod site;
 mod stats;
+mod sync;
 mod util;
 
 #[cfg(test)]
@@ -60,3 +64,4 @@ pub use crate::site::engine::{Change, Engine, Rebuild};
 pub use crate::site::export::{export_offline, single_file as export_single_file};
 pub use crate::site::{BuildOptions, BuildReport, build};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
+pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};

@@ -13,6 +13,7 @@ mod preprocess;
 mod serve;
 mod stats;
 mod supports;
+mod sync;
 mod watch;
 
 use std::process::ExitCode;
@@ -67,6 +68,13 @@ enum Command {
     /// Count lanes, deployments, points, hardware and command sets per page
     /// (of data files, directories of them, or a book directory).
     Stats(stats::Args),
+    /// Generate AgentX data files from InferenceX lanes.
+    ///
+    /// Renders each lane of the manifest from the InferenceX master config and
+    /// srt-slurm recipes at its pinned commit, checks that every point decodes
+    /// back to its commands, writes one data file per page into --out and prints
+    /// the report (or writes --report). Nothing is written when any lane fails.
+    Sync(sync::Args),
 }
 
 /// `--format` of the commands that can print JSON.
@@ -89,6 +97,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Check(args)) => check::execute(args),
         Some(Command::Diff(args)) => diff::execute(args),
         Some(Command::Stats(args)) => stats::execute(args),
+        Some(Command::Sync(args)) => sync::execute(args),
     }
 }
 

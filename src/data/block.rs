@@ -105,9 +105,8 @@ pub(crate) struct Block {
 }
 
 impl Block {
-    /// A block of `kind` running `cmd`, with nothing else set (for tests
-    /// that build blocks by hand).
-    #[cfg(test)]
+    /// A block of `kind` running `cmd`, with nothing else set (`sync` builds
+    /// blocks this way, and tests by hand).
     pub(crate) fn new(kind: BlockKind, cmd: &str) -> Block {
         Block {
             kind,

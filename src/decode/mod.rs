@@ -37,6 +37,7 @@ pub(crate) use self::labels::*;
 pub use self::model::*;
 pub use self::notes::*;
 pub(crate) use self::placeholders::*;
+pub(crate) use self::processes::command_text;
 use self::processes::*;
 pub(crate) use self::provenance::*;
 pub use self::status::*;

@@ -7,6 +7,12 @@ use super::*;
 use crate::data::{AgentxData, Block, BlockKind, Role, Router};
 use crate::shell;
 
+/// The command text of one block, as a command set shows it (`sync` checks
+/// its blocks against this before it writes them).
+pub(crate) fn command_text(block: &Block) -> String {
+    shell::format_block(block)
+}
+
 /// Builds titled, placed processes; config files go to the first command naming them.
 pub(super) fn processes_for(
     data: &AgentxData,
@@ -23,7 +29,7 @@ pub(super) fn processes_for(
                 title: short_title(b)?,
                 long_title: long_title(b)?,
                 placement: placement(b, blocks, router),
-                command: shell::format_block(b),
+                command: command_text(b),
                 files: Vec::new(),
             })
         })

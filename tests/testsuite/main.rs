@@ -16,3 +16,5 @@ mod sample_book;
 mod serve;
 mod site_build;
 mod support;
+mod sync;
+mod sync_acceptance;

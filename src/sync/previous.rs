@@ -1,0 +1,187 @@
+//! The `--previous` data directory: what a sync carries over (the page's
+//! Mooncake donor block, cells of carried-over lanes with the files and shared
+//! env they use), the file name each page had, and the other side of the
+//! comparison. Uses `data` and `decode`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::data::{self, Loaded};
+use crate::decode::{self, DecodedPage};
+
+/// One previous data file.
+pub(super) struct PreviousPage {
+    pub path: PathBuf,
+    pub loaded: Loaded,
+    /// The file's object, as written.
+    pub raw: Map<String, Value>,
+    pub decoded: DecodedPage,
+}
+
+/// Every data file of the directory, by page name.
+pub(super) fn load(dir: &Path) -> Result<BTreeMap<String, PreviousPage>, Vec<String>> {
+    let files = data::data_files_in(dir).map_err(|e| vec![format!("--previous: {e:#}")])?;
+    let mut out: BTreeMap<String, PreviousPage> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for path in files {
+        match load_one(&path) {
+            Ok(page) => {
+                let name = page.loaded.data.model.clone();
+                if let Some(old) = out.get(&name) {
+                    // The same object in both forms (`.json` and `.jsx`) is one page.
+                    if old.raw == page.raw {
+                        continue;
+                    }
+                    errors.push(format!(
+                        "--previous: {} and {} both hold page `{name}`, with different contents",
+                        old.path.display(),
+                        path.display()
+                    ));
+                } else {
+                    out.insert(name, page);
+                }
+            }
+            Err(e) => errors.push(format!("--previous: {e}")),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+fn load_one(path: &Path) -> Result<PreviousPage, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let loaded = data::parse_str(&text, path).map_err(|e| format!("{e:#}"))?;
+    let json = data::json_text(&text).map_err(|e| format!("{}: {e:#}", path.display()))?;
+    let raw: Map<String, Value> =
+        serde_json::from_str(&json).map_err(|e| format!("{}: {e}", path.display()))?;
+    let decoded =
+        decode::decode_page(&loaded.data).map_err(|e| format!("{}: {e:#}", path.display()))?;
+    Ok(PreviousPage {
+        path: path.to_path_buf(),
+        loaded,
+        raw,
+        decoded,
+    })
+}
+
+impl PreviousPage {
+    pub(super) fn kv_mooncake(&self) -> Option<Value> {
+        self.raw.get("kvMooncake").cloned()
+    }
+
+    /// The page's shared env dicts (`envRef` targets), as written.
+    pub(super) fn envs(&self) -> Value {
+        self.raw
+            .get("envs")
+            .cloned()
+            .unwrap_or(Value::Array(Vec::new()))
+    }
+
+    fn cells(&self) -> &[Value] {
+        self.raw
+            .get("cells")
+            .and_then(|c| c.as_array())
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Indices of the cells of a lane.
+    pub(super) fn lane_cells(&self, config_key: &str) -> Vec<usize> {
+        self.loaded
+            .data
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.config_key == config_key)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// A cell as written, with `ref`s renumbered by `new_index` (old index →
+    /// new); a ref to a cell that is not carried over is an error.
+    pub(super) fn carried_cell(
+        &self,
+        index: usize,
+        new_index: &dyn Fn(usize) -> Option<usize>,
+    ) -> Result<Value, String> {
+        let mut cell = self.cells().get(index).cloned().ok_or("no such cell")?;
+        let id = self.loaded.data.cells[index].id.clone();
+        renumber(&mut cell, new_index).map_err(|old| {
+            let target = self
+                .loaded
+                .data
+                .cells
+                .get(old)
+                .map_or("?".to_string(), |c| c.id.clone());
+            format!(
+                "carried cell `{id}` refers to cell `{target}`, which is not carried over; \
+                 carry its lane over too"
+            )
+        })?;
+        Ok(cell)
+    }
+
+    /// `files` entries of this page, by key.
+    pub(super) fn file(&self, key: &str) -> Option<Value> {
+        self.raw.get("files").and_then(|f| f.get(key)).cloned()
+    }
+
+    /// The file name this page had, as `<stem>.json`.
+    pub(super) fn json_name(&self) -> String {
+        let stem = self
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        format!("{stem}.json")
+    }
+}
+
+fn renumber(v: &mut Value, new_index: &dyn Fn(usize) -> Option<usize>) -> Result<(), usize> {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::Array(r)) = map.get_mut("ref")
+                && let Some(old) = r.first().and_then(|x| x.as_u64())
+            {
+                let old = usize::try_from(old).unwrap_or(usize::MAX);
+                r[0] = Value::from(new_index(old).ok_or(old)?);
+            }
+            for (_, child) in map.iter_mut() {
+                renumber(child, new_index)?;
+            }
+        }
+        Value::Array(items) => {
+            for child in items {
+                renumber(child, new_index)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// File keys a raw cell's routers use.
+pub(super) fn cell_file_keys(cell: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(routers) = cell.get("routers").and_then(|r| r.as_object()) {
+        for r in routers.values() {
+            for k in r
+                .get("files")
+                .and_then(|f| f.as_array())
+                .into_iter()
+                .flatten()
+            {
+                if let Some(k) = k.as_str() {
+                    out.push(k.to_string());
+                }
+            }
+        }
+    }
+    out
+}

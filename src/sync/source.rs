@@ -1,0 +1,264 @@
+//! Where InferenceX files come from: a git directory (read with `git show
+//! <commit>:<path>`) or a snapshot folder `SRC/<commit or unique prefix>/<path>`.
+//! One trait hides which. Uses nothing else of the crate.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Read access to InferenceX at given commits.
+pub(super) trait Source {
+    /// The commit as this source knows it (a full id, or the snapshot folder
+    /// holding it). Errors say why the commit does not resolve.
+    fn resolve(&self, commit: &str) -> Result<String, String>;
+    /// The text of `path` at a resolved commit; `Ok(None)` when no such file exists there.
+    fn read(&self, resolved: &str, path: &str) -> Result<Option<String>, String>;
+    /// For messages: what the source is.
+    fn describe(&self) -> String;
+}
+
+/// Opens `dir` as a git directory (bare, or a work tree with `.git`) or else a snapshot folder.
+pub(super) fn open(dir: &Path) -> Result<Box<dyn Source>, String> {
+    if !dir.is_dir() {
+        return Err(format!(
+            "--inferencex {}: not a directory (give a git directory of InferenceX or a snapshot \
+             folder with one subfolder per commit)",
+            dir.display()
+        ));
+    }
+    let bare = dir.join("HEAD").is_file() && dir.join("objects").is_dir();
+    if bare || dir.join(".git").exists() {
+        Ok(Box::new(GitSource {
+            dir: dir.to_path_buf(),
+            bare,
+        }))
+    } else {
+        Ok(Box::new(SnapshotSource {
+            dir: dir.to_path_buf(),
+        }))
+    }
+}
+
+/// Rejects repository paths that could leave the source (`..`, absolute paths).
+pub(super) fn check_repo_path(path: &str) -> Result<(), String> {
+    let bad = path.is_empty()
+        || path.starts_with('/')
+        || path.contains('\\')
+        || path.contains('\0')
+        || path
+            .split('/')
+            .any(|c| c == ".." || c == "." || c.is_empty());
+    if bad {
+        Err(format!("`{path}` is not a plain repository path"))
+    } else {
+        Ok(())
+    }
+}
+
+fn is_hex(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+pub(super) struct GitSource {
+    dir: PathBuf,
+    bare: bool,
+}
+
+impl GitSource {
+    fn git(&self) -> Command {
+        let mut c = Command::new("git");
+        if self.bare {
+            c.arg("--git-dir").arg(&self.dir);
+        } else {
+            c.arg("-C").arg(&self.dir);
+        }
+        c
+    }
+}
+
+impl Source for GitSource {
+    fn resolve(&self, commit: &str) -> Result<String, String> {
+        if !is_hex(commit) {
+            return Err(format!("`{commit}` is not a hexadecimal commit id"));
+        }
+        let out = self
+            .git()
+            .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
+            .arg(format!("{commit}^{{commit}}"))
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "commit {commit} does not resolve in the git directory {}",
+                self.dir.display()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    fn read(&self, resolved: &str, path: &str) -> Result<Option<String>, String> {
+        check_repo_path(path)?;
+        let spec = format!("{resolved}:{path}");
+        let kind = self
+            .git()
+            .args(["cat-file", "-t", "--end-of-options", &spec])
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if !kind.status.success() {
+            let err = String::from_utf8_lossy(&kind.stderr);
+            if err.contains("does not exist") || err.contains("Not a valid object name") {
+                return Ok(None);
+            }
+            return Err(format!("git cat-file {spec}: {}", err.trim()));
+        }
+        if String::from_utf8_lossy(&kind.stdout).trim() != "blob" {
+            return Ok(None);
+        }
+        let out = self
+            .git()
+            .args(["show", "--end-of-options", &spec])
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "git show {spec}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        String::from_utf8(out.stdout)
+            .map(Some)
+            .map_err(|_| format!("{path} at {resolved} is not UTF-8 text"))
+    }
+
+    fn describe(&self) -> String {
+        format!("git directory {}", self.dir.display())
+    }
+}
+
+pub(super) struct SnapshotSource {
+    dir: PathBuf,
+}
+
+impl SnapshotSource {
+    /// Snapshot folders: names of at least 7 hex digits.
+    fn folders(&self) -> Result<Vec<String>, String> {
+        let entries = std::fs::read_dir(&self.dir)
+            .map_err(|e| format!("cannot list {}: {e}", self.dir.display()))?;
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.len() >= 7 && is_hex(&name) && entry.path().is_dir() {
+                out.push(name);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+impl Source for SnapshotSource {
+    fn resolve(&self, commit: &str) -> Result<String, String> {
+        if !is_hex(commit) || commit.len() < 7 {
+            return Err(format!(
+                "`{commit}` is not a commit id of at least 7 hexadecimal digits"
+            ));
+        }
+        let commit = commit.to_ascii_lowercase();
+        let matches: Vec<String> = self
+            .folders()?
+            .into_iter()
+            .filter(|f| {
+                let f = f.to_ascii_lowercase();
+                commit.starts_with(&f) || f.starts_with(&commit)
+            })
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(format!(
+                "commit {commit} is not in the snapshot folder {} (no subfolder named by it or a \
+                 prefix of it)",
+                self.dir.display()
+            )),
+            many => Err(format!(
+                "commit {commit} is ambiguous in the snapshot folder {}: {}",
+                self.dir.display(),
+                many.join(", ")
+            )),
+        }
+    }
+
+    fn read(&self, resolved: &str, path: &str) -> Result<Option<String>, String> {
+        check_repo_path(path)?;
+        let p = self.dir.join(resolved).join(path);
+        match std::fs::read_to_string(&p) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) if p.is_dir() => Err(format!("{} is a directory: {e}", p.display())),
+            Err(e) => Err(format!("cannot read {}: {e}", p.display())),
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!("snapshot folder {}", self.dir.display())
+    }
+}
+
+/// Where a file lives at one commit: InferenceX moved everything under
+/// `inferencex-e2e/` in late September 2026, so the layout is detected per
+/// commit, by which of the two paths exists.
+pub(super) fn locate(
+    src: &dyn Source,
+    resolved: &str,
+    repo_path: &str,
+) -> Result<Option<(String, String)>, String> {
+    for prefix in ["inferencex-e2e/", ""] {
+        let path = format!("{prefix}{repo_path}");
+        if let Some(text) = src.read(resolved, &path)? {
+            return Ok(Some((path, text)));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_paths_stay_inside() {
+        for bad in ["", "/etc/passwd", "a/../b", "./a", "a//b", "a\\b"] {
+            assert!(check_repo_path(bad).is_err(), "{bad}");
+        }
+        assert!(check_repo_path("inferencex-e2e/configs/nvidia-master.yaml").is_ok());
+    }
+
+    #[test]
+    fn snapshot_resolves_unique_prefixes() {
+        let dir = std::env::temp_dir().join(format!("agentx-sync-snap-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for f in ["0f45d5f4", "0f45d5f4c3", "e79239ba", "notes"] {
+            std::fs::create_dir_all(dir.join(f)).unwrap();
+        }
+        std::fs::write(dir.join("e79239ba/x.yaml"), "a: 1\n").unwrap();
+        let src = open(&dir).unwrap();
+        assert_eq!(src.resolve("e79239bab1e1cb48").unwrap(), "e79239ba");
+        assert!(src.resolve("0f45d5").unwrap_err().contains("at least 7"));
+        assert!(
+            src.resolve("0f45d5f4c3d5")
+                .unwrap_err()
+                .contains("ambiguous")
+        );
+        assert_eq!(src.resolve("0f45d5f4a000").unwrap(), "0f45d5f4");
+        assert!(
+            src.resolve("1234567")
+                .unwrap_err()
+                .contains("not in the snapshot")
+        );
+        assert_eq!(
+            src.read("e79239ba", "x.yaml").unwrap().as_deref(),
+            Some("a: 1\n")
+        );
+        assert_eq!(src.read("e79239ba", "y.yaml").unwrap(), None);
+        assert!(src.read("e79239ba", "../x.yaml").is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
