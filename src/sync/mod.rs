@@ -37,6 +37,7 @@ mod yaml;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::decode::DecodedPage;
@@ -244,27 +245,29 @@ fn check_no_twins(out: &Path, pages: &[PageOut]) -> Result<(), String> {
 }
 
 /// Writes every page to a temporary file beside its target first, then renames
-/// them all: a failed write leaves the directory as it was.
+/// them all: a failed write leaves the directory as it was (the temporary
+/// files are removed when dropped).
 fn write_pages(out: &Path, pages: &[PageOut]) -> Result<Vec<PathBuf>, String> {
     check_no_twins(out, pages)?;
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut staged = Vec::new();
     for p in pages {
         let target = out.join(&p.file_name);
-        let tmp = out.join(format!(".{}.tmp-{}", p.file_name, std::process::id()));
-        if let Err(e) = std::fs::write(&tmp, &p.text) {
-            let _ = std::fs::remove_file(&tmp);
-            for (t, _) in &staged {
-                let _ = std::fs::remove_file(t);
-            }
-            return Err(format!("cannot write {}: {e}", target.display()));
-        }
+        let cannot = |e: std::io::Error| format!("cannot write {}: {e}", target.display());
+        let prefix = format!(".{}.", p.file_name);
+        let mut b = tempfile::Builder::new();
+        b.prefix(&prefix);
+        // The mode any new file gets (umask applies), not tempfile's private one.
+        #[cfg(unix)]
+        b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let mut tmp = b.tempfile_in(out).map_err(cannot)?;
+        tmp.write_all(p.text.as_bytes()).map_err(cannot)?;
         staged.push((tmp, target));
     }
     let mut written = Vec::new();
     for (tmp, target) in staged {
-        std::fs::rename(&tmp, &target)
-            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+        tmp.persist(&target)
+            .map_err(|e| format!("cannot write {}: {}", target.display(), e.error))?;
         written.push(target);
     }
     Ok(written)

@@ -233,8 +233,7 @@ mod tests {
 
     #[test]
     fn snapshot_resolves_unique_prefixes() {
-        let dir = std::env::temp_dir().join(format!("agentx-sync-snap-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::test_support::temp("snapshot");
         for f in ["0f45d5f4", "0f45d5f4c3", "e79239ba", "notes"] {
             std::fs::create_dir_all(dir.join(f)).unwrap();
         }
@@ -259,6 +258,5 @@ mod tests {
         );
         assert_eq!(src.read("e79239ba", "y.yaml").unwrap(), None);
         assert!(src.read("e79239ba", "../x.yaml").is_err());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

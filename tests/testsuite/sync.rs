@@ -198,6 +198,27 @@ fn fixture_sync_carries_over_bash_lanes() {
     );
 }
 
+/// Data files are staged in temporary files, but published with the mode any
+/// new file gets, as `std::fs::write` would give it (not tempfile's 0600).
+#[cfg(unix)]
+#[test]
+fn written_files_get_the_mode_of_any_new_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let (out, _) = fixture_sync("mode");
+    let mode = |p: &Path| format!("{:o}", std::fs::metadata(p).unwrap().permissions().mode());
+    std::fs::write(out.join("plain"), "x").unwrap();
+    assert_eq!(
+        mode(&out.join("agentx-demo.json")),
+        mode(&out.join("plain"))
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&*out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
 /// An empty directory, removed with everything in it when dropped.
 fn scratch_dir(name: &str) -> support::Scratch {
     let dir = support::temp(name);
