@@ -92,8 +92,9 @@ impl Synced {
     }
 }
 
-/// Every reason a sync stopped, each naming its manifest line, file or lane;
-/// nothing was written.
+/// Every reason a sync stopped, each naming its manifest line, file or lane.
+/// Nothing was written (short of a rename into `out` failing part-way, after
+/// every file was staged).
 #[derive(Debug, Clone)]
 pub struct SyncFailure(Vec<String>);
 
@@ -112,7 +113,8 @@ impl fmt::Display for SyncFailure {
 
 impl std::error::Error for SyncFailure {}
 
-/// Runs a sync: every lane, every check, then the files (all or none).
+/// Runs a sync: every lane, every check, then the files (all staged before
+/// the first is renamed into place).
 /// `progress` gets one line per lane (`sync: lane 3/7 …`).
 pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Synced, SyncFailure> {
     let m = lane_manifest::load(&options.manifest).map_err(SyncFailure)?;
