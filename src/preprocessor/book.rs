@@ -7,7 +7,6 @@ use anyhow::Result;
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 
 use super::*;
-use crate::manifest::ManifestEntry;
 use crate::util::markdown::MarkdownConfig;
 
 /// A chapter expanded by [`expand_book`], waiting to go back into the book.
@@ -54,8 +53,9 @@ fn jobs_in<'a>(
     }
 }
 
-/// Where expansion sends the command sets of each chapter, in reading order.
-pub(crate) type ManifestSink<'a> = dyn FnMut(Vec<ManifestEntry>) -> Result<()> + 'a;
+/// Where expansion sends the command sets and deployments of each chapter,
+/// in reading order.
+pub(crate) type ManifestSink<'a> = dyn FnMut(ChapterSets) -> Result<()> + 'a;
 
 /// Where a book is and how it expands.
 pub(crate) struct BookSettings<'a> {
@@ -113,7 +113,10 @@ pub(crate) fn expand_book(
                 eprintln!("warning: {w}");
             }
             warnings.extend(e.warnings);
-            sets(e.manifest)?;
+            sets(ChapterSets {
+                manifest: e.manifest,
+                deployments: e.deployments,
+            })?;
             results.push(ExpandedJob {
                 order: job.order,
                 content: e.content,

@@ -26,6 +26,8 @@ pub struct Expanded {
     pub warnings: Vec<String>,
     /// Every command set the chapter now shows.
     pub manifest: Vec<ManifestEntry>,
+    /// Every deployment the chapter now shows, for the standalone builder.
+    pub(crate) deployments: Vec<DeploymentSummary>,
 }
 
 /// Expands every directive of one chapter, parsing its Markdown with mdBook's
@@ -95,8 +97,8 @@ pub(crate) fn expand_chapter_with(
             }
             Found::Directive(Ok(d)) => d.clone(),
             Found::Directive(Err(msg)) => {
-                let msg = format!("{at}: {msg}");
-                fail_or_warn(on_error, &msg, &occ, content, &mut replacements, &mut out)?;
+                let err = anyhow!("{at}: {msg}");
+                fail_or_warn(on_error, err, &occ, content, &mut replacements, &mut out)?;
                 continue;
             }
         };
@@ -109,21 +111,17 @@ pub(crate) fn expand_chapter_with(
             &mut used_anchors,
         );
         match result {
-            Ok(expanded) => {
+            Ok(mut expanded) => {
                 replacements.push(Replacement {
                     occurrence: occ,
-                    text: expanded.markdown,
+                    text: std::mem::take(&mut expanded.markdown),
                 });
-                out.manifest.extend(expanded.sets);
-                for s in expanded.chapters {
-                    if !out.subchapters.iter().any(|c| c.path == s.path) {
-                        out.subchapters.push(s);
-                    }
-                }
+                expanded.add_to(&mut out);
             }
             Err(e) => {
-                let msg = format!("{at}: {e:#}");
-                fail_or_warn(on_error, &msg, &occ, content, &mut replacements, &mut out)?;
+                // The position is context: the chain keeps the root cause last.
+                let err = e.context(at);
+                fail_or_warn(on_error, err, &occ, content, &mut replacements, &mut out)?;
             }
         }
     }
@@ -133,15 +131,16 @@ pub(crate) fn expand_chapter_with(
 
 fn fail_or_warn(
     on_error: OnError,
-    msg: &str,
+    err: anyhow::Error,
     occ: &Occurrence,
     content: &str,
     replacements: &mut Vec<Replacement>,
     out: &mut Expanded,
 ) -> Result<()> {
     match on_error {
-        OnError::Fail => Err(anyhow!("{msg}")),
+        OnError::Fail => Err(err),
         OnError::Warn => {
+            let msg = &format!("{err:#}");
             let source = occ.source(content);
             let shown = source.replace('`', "'");
             replacements.push(Replacement {
@@ -175,6 +174,26 @@ struct ExpandedDirective {
     chapters: Vec<DeploymentChapter>,
     /// The command sets the section shows.
     sets: Vec<ManifestEntry>,
+    /// The deployments it shows.
+    summaries: Vec<DeploymentSummary>,
+}
+
+impl ExpandedDirective {
+    /// Adds the sets, deployments and chapters to the chapter's expansion; a
+    /// deployment two directives show has one chapter, listed once.
+    fn add_to(self, out: &mut Expanded) {
+        out.manifest.extend(self.sets);
+        for d in self.summaries {
+            if !out.deployments.iter().any(|o| o.chapter == d.chapter) {
+                out.deployments.push(d);
+            }
+        }
+        for s in self.chapters {
+            if !out.subchapters.iter().any(|c| c.path == s.path) {
+                out.subchapters.push(s);
+            }
+        }
+    }
 }
 
 fn expand_one(
@@ -197,7 +216,7 @@ fn expand_one(
         chapter_file: chapter_file.to_string(),
     };
     let section = render::render_section(page, &deployments, &opts);
-    let chapters = section
+    let chapters: Vec<DeploymentChapter> = section
         .subchapters
         .into_iter()
         .map(|s| DeploymentChapter {
@@ -205,6 +224,16 @@ fn expand_one(
             name: s.name,
             markdown: s.markdown,
         })
+        .collect();
+    let at = ShownAt {
+        model: &page.model,
+        model_chapter: chapter_dir.join(chapter_file),
+        section_anchor: &opts.anchor,
+    };
+    let summaries = deployments
+        .iter()
+        .zip(&chapters)
+        .map(|(d, c)| summarize(&at, d, c.path.clone()))
         .collect();
     let sets = deployments
         .iter()
@@ -215,6 +244,7 @@ fn expand_one(
         markdown: section.markdown,
         chapters,
         sets,
+        summaries,
     })
 }
 

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 use crate::data;
 use crate::decode::{self, DecodedPage};
@@ -221,7 +221,13 @@ impl Library {
     /// The page a directive names: kept, or decoded now.
     pub(super) fn entry_for_page(&self, name: &str) -> Result<Arc<DecodedPage>> {
         let Some(path) = self.by_page.get(name) else {
-            bail!("{}", self.unknown_page(name));
+            // A file that failed to load is the likely root cause: it goes
+            // below the message in the error chain (serve's overlay leads with it).
+            let msg = self.unknown_page(name);
+            if self.failed.is_empty() {
+                bail!("{msg}");
+            }
+            return Err(anyhow!("{}", self.failures().join("; ")).context(msg));
         };
         match self.entries.get(path) {
             Some(e) => Ok(e.clone()),
@@ -263,12 +269,16 @@ impl Library {
         let known: Vec<&str> = self.by_page.keys().map(String::as_str).collect();
         let mut msg = format!("unknown page `{name}`");
         if !self.failed.is_empty() {
-            // The page is most likely in a file that did not load: say that first.
-            msg.push_str(&format!(
-                "; {} data file(s) failed to load and may define it: {}.",
-                self.failed.len(),
-                self.failures().join("; ")
-            ));
+            // The page is most likely in a file that did not load, which the
+            // error chain gives as the cause.
+            let pages = match known.is_empty() {
+                true => "no data file loaded".to_string(),
+                false => format!("known pages: {}", known.join(", ")),
+            };
+            return format!(
+                "{msg} ({pages}); {} data file(s) failed to load and may define it",
+                self.failed.len()
+            );
         } else if let Some(best) = closest(name, &known) {
             msg.push_str(&format!("; did you mean `{best}`?"));
         }

@@ -12,6 +12,7 @@ mod directive;
 mod library;
 mod parse;
 mod protocol;
+mod summary;
 
 use anyhow::Result;
 use mdbook_preprocessor::book::Book;
@@ -22,6 +23,7 @@ pub use self::chapter::*;
 pub use self::config::*;
 pub use self::library::*;
 pub use self::protocol::*;
+pub(crate) use self::summary::*;
 
 /// Renderers whose output is built from Markdown and so can show the section.
 pub fn supports(renderer: &str) -> bool {

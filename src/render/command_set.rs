@@ -5,15 +5,26 @@ use std::fmt::Write as _;
 
 use crate::decode::{CommandSet, ConfigFile, Status};
 
+/// Class of a process heading inside a command set (`{.agentx-process}`).
+pub(crate) const PROCESS_CLASS: &str = "agentx-process";
+
+/// A command set's heading text: `c16 · Dynamo + SGLang · No KV offload`.
+pub(crate) fn command_set_title(s: &CommandSet) -> String {
+    format!(
+        "{} · {} · {}",
+        s.concs_label(),
+        s.router.label(),
+        s.tier.label()
+    )
+}
+
 /// One command set: heading with its anchor, status, notes, env vars, process blocks.
 pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "### {} · {} · {} {{#{} .agentx-set}}\n",
-        s.concs_label(),
-        s.router.label(),
-        s.tier.label(),
+        "### {} {{#{} .agentx-set}}\n",
+        command_set_title(s),
         s.anchor
     );
     let mut meta = format!("**{}**", s.status.label());
@@ -50,13 +61,28 @@ pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
     if !s.notes.is_empty() {
         md.push('\n');
     }
+    // Process titles are headings (one level below the set's), so screen
+    // readers can list and jump between them; the site names each Copy
+    // button after the heading above it.
     if !s.placeholders.is_empty() {
-        md.push_str("**Env Vars — set first**\n\n```bash\n");
+        let _ = writeln!(
+            md,
+            "#### Env Vars — set first {{#{}-env .{PROCESS_CLASS}}}\n\n```bash",
+            s.anchor
+        );
         md.push_str(&crate::decode::env_exports(&s.placeholders));
         md.push_str("```\n\n");
     }
     for (i, p) in s.processes.iter().enumerate() {
-        let _ = writeln!(md, "**{} · {}** — {}\n", i + 1, p.long_title, p.placement);
+        let _ = writeln!(
+            md,
+            "#### {} · {} {{#{}-process-{} .{PROCESS_CLASS}}}\n\n{}\n",
+            i + 1,
+            p.long_title,
+            s.anchor,
+            i + 1,
+            p.placement
+        );
         md.push_str(&fenced("bash", &p.command));
         for f in &p.files {
             md.push_str(&config_file_markdown(f));

@@ -19,8 +19,8 @@ mod command_set;
 use std::fmt::Write as _;
 
 use self::chapter::deployment_chapter;
-pub(crate) use self::command_set::command_set_markdown;
-use crate::data::{ImageStatus, KvTier};
+pub(crate) use self::command_set::{PROCESS_CLASS, command_set_markdown, command_set_title};
+use crate::data::KvTier;
 use crate::decode::{DecodedPage, Deployment, Provenance, Status};
 
 /// Anchor of the section heading on the model page.
@@ -176,10 +176,13 @@ fn cell_text(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
+/// The lane table: one row per deployment. Provenance and image are on each
+/// deployment's chapter (its facts table), so that the table fits a desktop
+/// window without sideways scrolling.
 fn lane_table(deployments: &[&Deployment], opts: &SectionOptions) -> String {
     let mut t = String::from(
-        "| Hardware | Checkpoint | Deployment | Detail | GPUs | Concurrency | Measured KV | Router | Status | Provenance | Image |\n\
-         |---|---|---|---|--:|---|---|---|---|---|---|\n",
+        "| Hardware | Checkpoint | Deployment | Detail | GPUs | Concurrency | Measured KV | Router | Status |\n\
+         |---|---|---|---|--:|---|---|---|---|\n",
     );
     for d in deployments {
         let path = subchapter_path(opts, d);
@@ -192,7 +195,7 @@ fn lane_table(deployments: &[&Deployment], opts: &SectionOptions) -> String {
         let measured: Vec<&str> = d.measured.iter().map(|t| t.label()).collect();
         let _ = writeln!(
             t,
-            "| {} | {} | [{}]({path}) | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | [{}]({path}) | {} | {} | {} | {} | {} | {} |",
             cell_text(&d.hw_label),
             cell_text(&d.ckpt_label),
             cell_text(&d.label),
@@ -202,8 +205,6 @@ fn lane_table(deployments: &[&Deployment], opts: &SectionOptions) -> String {
             measured.join(", "),
             d.submitted.label(),
             d.status.label(),
-            cell_text(&provenance_links(&d.provenance, true)),
-            cell_text(&image_short(d)),
         );
     }
     t.push('\n');
@@ -243,18 +244,6 @@ fn short_sha(sha: &str) -> &str {
 
 fn commit_link(commit: &str) -> String {
     format!("[`{commit}`](https://github.com/sgl-project/sglang/commit/{commit})")
-}
-
-fn image_short(d: &Deployment) -> String {
-    let img = format!("`{}`", d.image.image);
-    match d.image.status {
-        ImageStatus::Ok => img,
-        ImageStatus::Pruned => match &d.image.commit {
-            Some(c) => format!("{img} ⚠️ tag removed; built from {}", commit_link(c)),
-            None => format!("{img} ⚠️ tag removed"),
-        },
-        ImageStatus::DigestOnly => format!("{img} ⚠️ pull by digest"),
-    }
 }
 
 #[cfg(test)]
