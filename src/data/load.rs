@@ -34,14 +34,16 @@ pub(crate) fn parse_str(text: &str, path: &Path) -> Result<Loaded> {
         let path_str = e.path().to_string();
         let inner = e.into_inner();
         let what = describe_json_error(&inner);
-        if path_str == "." || inner.is_syntax() || inner.is_eof() {
+        if inner.is_syntax() || inner.is_eof() {
+            anyhow::anyhow!("{}", located(path, &inner))
+        } else if path_str == "." {
             anyhow::anyhow!("{}: {what}", path.display())
         } else {
             anyhow::anyhow!("{}: {path_str}: {what}", path.display())
         }
     })?;
     de.end()
-        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), describe_json_error(&e)))?;
+        .map_err(|e| anyhow::anyhow!("{}", located(path, &e)))?;
     Ok(Loaded { data, ignored })
 }
 
@@ -55,7 +57,24 @@ pub(crate) fn page_name(text: &str, path: &Path) -> Result<String> {
     let json = json_text(text).with_context(|| format!("{}", path.display()))?;
     serde_json::from_str::<Head>(&json)
         .map(|h| h.model)
-        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), describe_json_error(&e)))
+        .map_err(|e| match e.is_syntax() || e.is_eof() {
+            true => anyhow::anyhow!("{}", located(path, &e)),
+            false => anyhow::anyhow!("{}: {}", path.display(), describe_json_error(&e)),
+        })
+}
+
+/// A JSON syntax error as compilers and editors write positions:
+/// `file:line:column: malformed JSON: what`.
+fn located(path: &Path, e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    let what = msg.strip_suffix(&position).unwrap_or(&msg);
+    format!(
+        "{}:{}:{}: malformed JSON: {what}",
+        path.display(),
+        e.line(),
+        e.column()
+    )
 }
 
 fn describe_json_error(e: &serde_json::Error) -> String {
@@ -170,8 +189,7 @@ mod tests {
         let err = parse_str("{\n \"model\": \"x\",\n}", Path::new("bad.json"))
             .unwrap_err()
             .to_string();
-        assert!(err.starts_with("bad.json: malformed JSON"), "{err}");
-        assert!(err.contains("line 3 column 1"), "{err}");
+        assert_eq!(err, "bad.json:3:1: malformed JSON: trailing comma");
     }
 
     #[test]

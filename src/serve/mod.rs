@@ -177,10 +177,13 @@ fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first:
             );
         }
         Err(e) => {
-            let message = format!("{e:#}");
-            eprintln!("error: build failed; still serving the last good site: {message}");
-            shared.site.write().expect("site lock").error = Some(message.clone());
-            let data = serde_json::json!({ "message": message }).to_string();
+            let event = build_error_event(&e);
+            eprintln!(
+                "error: build failed; still serving the last good site: {}",
+                event["message"].as_str().unwrap_or_default()
+            );
+            let data = event.to_string();
+            shared.site.write().expect("site lock").error = Some(data.clone());
             shared.broadcast(&sse_event("build-error", &data));
         }
     }
@@ -202,7 +205,7 @@ fn open_browser(url: &str) {
 /// What the server currently serves.
 struct Served {
     files: HashMap<String, Arc<Vec<u8>>>,
-    /// The last build's error, while it lasts.
+    /// The last build's error (its `build-error` event data), while it lasts.
     error: Option<String>,
     generation: u64,
 }

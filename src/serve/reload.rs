@@ -15,30 +15,66 @@ use super::*;
 pub(crate) const EVENTS_PATH: &str = "/__agentx/events";
 
 /// The client script added to every served page. `generation` lets a page
-/// loaded just before a rebuild notice it missed the reload.
+/// loaded just before a rebuild notice it missed the reload. A failed build
+/// shows an overlay that leads with the root cause, then what it broke, and
+/// can be closed (Esc or its button); the next good build reloads the page.
 pub(super) fn live_reload_script(generation: u64) -> String {
     format!(
         r#"(function () {{
   var generation = {generation};
   if (!window.EventSource) return;
   var es = new EventSource("{EVENTS_PATH}");
-  function overlay(message) {{
+  function close() {{
     var d = document.getElementById("agentx-overlay");
-    if (!d) {{
-      d = document.createElement("div");
-      d.id = "agentx-overlay";
-      d.setAttribute("role", "alert");
-      document.body.appendChild(d);
-    }}
-    d.textContent = "mdbook-agentx: the last build failed; showing the previous site.\n\n" + message;
+    if (d) d.remove();
   }}
+  function line(parent, cls, text) {{
+    var p = document.createElement("p");
+    p.className = cls;
+    p.textContent = text;
+    parent.appendChild(p);
+  }}
+  function overlay(error) {{
+    close();
+    var d = document.createElement("div");
+    d.id = "agentx-overlay";
+    d.setAttribute("role", "alert");
+    line(d, "overlay-title", "Build failed: showing the last good site");
+    line(d, "overlay-cause", error.cause || error.message);
+    if (error.consequence) line(d, "overlay-then", "Consequence: " + error.consequence);
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "overlay-close";
+    b.setAttribute("aria-label", "Close the build error");
+    b.textContent = "×";
+    b.addEventListener("click", close);
+    d.appendChild(b);
+    document.body.appendChild(d);
+  }}
+  document.addEventListener("keydown", function (e) {{
+    if (e.key === "Escape") close();
+  }});
   es.addEventListener("hello", function (e) {{
     if (Number(e.data) !== generation) location.reload();
   }});
   es.addEventListener("reload", function () {{ location.reload(); }});
-  es.addEventListener("build-error", function (e) {{ overlay(JSON.parse(e.data).message); }});
+  es.addEventListener("build-error", function (e) {{ overlay(JSON.parse(e.data)); }});
 }})();"#
     )
+}
+
+/// A failed build as the overlay shows it: the root cause of the error
+/// chain first (a data file's `file:line:column: what is wrong`), then what
+/// it broke (the outer messages: the directive that could not expand), and
+/// the whole message as the terminal printed it.
+pub(super) fn build_error_event(e: &anyhow::Error) -> serde_json::Value {
+    let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+    let (cause, outer) = chain.split_last().expect("an error has a message");
+    serde_json::json!({
+        "message": format!("{e:#}"),
+        "cause": cause,
+        "consequence": (!outer.is_empty()).then(|| outer.join(": ")),
+    })
 }
 
 pub(super) fn sse_event(name: &str, data: &str) -> String {
@@ -61,11 +97,8 @@ pub(super) fn event_stream(mut stream: TcpStream, shared: &Shared) -> Result<()>
     {
         let site = shared.site.read().expect("site lock");
         let mut hello = sse_event("hello", &site.generation.to_string());
-        if let Some(e) = &site.error {
-            hello.push_str(&sse_event(
-                "build-error",
-                &serde_json::json!({ "message": e }).to_string(),
-            ));
+        if let Some(data) = &site.error {
+            hello.push_str(&sse_event("build-error", data));
         }
         stream.write_all(hello.as_bytes())?;
         stream.flush()?;
@@ -92,6 +125,33 @@ pub(super) fn event_stream(mut stream: TcpStream, shared: &Shared) -> Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overlay_leads_with_the_root_cause() {
+        let e = anyhow::anyhow!("content/agentx/x.json:128:4: malformed JSON: trailing comma")
+            .context("unknown page `X` (known pages: Y); 1 data file(s) failed to load and may define it")
+            .context("content/models/x.md:8:1");
+        let v = build_error_event(&e);
+        assert_eq!(
+            v["cause"],
+            "content/agentx/x.json:128:4: malformed JSON: trailing comma"
+        );
+        assert_eq!(
+            v["consequence"],
+            "content/models/x.md:8:1: unknown page `X` (known pages: Y); 1 data file(s) failed to load and may define it"
+        );
+        assert_eq!(
+            v["message"],
+            format!(
+                "{}: {}",
+                v["consequence"].as_str().unwrap(),
+                v["cause"].as_str().unwrap()
+            )
+        );
+        let single = build_error_event(&anyhow::anyhow!("book.toml: bad"));
+        assert_eq!(single["cause"], "book.toml: bad");
+        assert!(single["consequence"].is_null());
+    }
 
     #[test]
     fn sse_format() {

@@ -116,7 +116,7 @@ fn one_bad_file_does_not_hide_the_others() {
     let bad = bad.to_string_lossy().into_owned();
     let (code, out, err) = run(&["stats", "--json", &bad, "tests/fixtures/data/mini.json"]);
     assert_eq!(code, 1, "a bad file fails the run");
-    assert!(err.contains("bad.json: malformed JSON"), "{err}");
+    assert!(err.contains("bad.json:1:26: malformed JSON"), "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v,
