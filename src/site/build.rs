@@ -103,10 +103,9 @@ impl Site {
             out.put(Path::new("index.html"), redirect_html(&target).into_bytes())?;
         }
         self.special_pages(theme, opts, out)?;
-        let index: Vec<SearchEntry> = index.into_iter().flatten().collect();
         out.put(
             Path::new(SEARCH_INDEX),
-            search_index_script(&index)?.into_bytes(),
+            search_index_script(&self.catalog, &index)?.into_bytes(),
         )?;
         self.assets(theme, out)?;
         self.copy_static_files(theme, out)?;
@@ -114,8 +113,8 @@ impl Site {
     }
 
     /// One page: its body (rendered or cached), laid out (or cached), written;
-    /// returns its search entries.
-    fn page_file(&self, run: &PageRun<'_>, i: usize, md: Cow<'_, str>) -> Result<Vec<SearchEntry>> {
+    /// returns what the search index needs of it.
+    fn page_file(&self, run: &PageRun<'_>, i: usize, md: Cow<'_, str>) -> Result<SearchPage> {
         let page = &self.pages[i];
         let keys = run.keys.as_ref();
         let cached = run
@@ -157,7 +156,7 @@ impl Site {
         }
         run.out.put(&html_path(&page.path), html)?;
         let url = href(&html_path(&page.path));
-        Ok(search_entries(&page.title, &url, &url, &body.headings))
+        Ok(site_page(&page.path, &page.title, &url, &body.headings))
     }
 
     /// `404.html`, and the page of all chapters when sidebars are shortened.

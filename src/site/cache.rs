@@ -79,8 +79,8 @@ impl Site {
     }
 
     /// A hash of everything a page's layout reads besides its own body: the
-    /// sidebar, every chapter's path, title and number (prev/next links) and
-    /// the live-reload script.
+    /// sidebar, every chapter's path, title and number (prev/next links), the
+    /// live-reload script and the overview of the models.
     pub(super) fn layout_key(&self, opts: &BuildOptions) -> u64 {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         self.sidebar.hash(&mut h);
@@ -88,6 +88,8 @@ impl Site {
             (&p.path, &p.title, &p.number).hash(&mut h);
         }
         opts.extra_script.hash(&mut h);
+        // The landing page shows the overview of the models.
+        self.catalog.overview.hash(&mut h);
         h.finish()
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::markdown::{self, LinkMode};
-use super::search::{SearchEntry, search_entries, search_index_script};
+use super::search::{SearchPage, search_index_inline};
 use super::sidebar::SidebarKind;
 use super::theme::{HIGHLIGHT_CSS, Theme};
 use super::{BuildOptions, SidebarItem, Site};
@@ -166,7 +166,8 @@ pub fn single_file(root: &Path) -> Result<String> {
     ctx.insert("home", &format!("#{}", prefixes[&site.pages[0].path]));
     ctx.insert("stylesheets", &Vec::<String>::new());
     ctx.insert("scripts", &Vec::<String>::new());
-    inline_assets(&mut ctx, &theme, &index)?;
+    ctx.insert("search_index", &Option::<String>::None);
+    inline_assets(&mut ctx, &theme, &site, &index)?;
     ctx.insert("sidebar", &sidebar);
     ctx.insert(
         "page",
@@ -185,35 +186,51 @@ pub fn single_file(root: &Path) -> Result<String> {
     Ok(html)
 }
 
-/// Every chapter as a `<section>`, and the search index over them.
-fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<SearchEntry>) {
+/// Every chapter as a `<section>` (the landing overview after the first
+/// one's title), and what the search index needs of each.
+fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<SearchPage>) {
     let mode = LinkMode::SingleFile {
         prefixes: prefixes.clone(),
     };
+    let overview = site.overview_html(&|chapter, anchor| match prefixes.get(chapter) {
+        Some(p) => format!("#{p}--{anchor}"),
+        None => String::new(),
+    });
     let mut content = String::new();
     let mut index = Vec::new();
-    for page in &site.pages {
+    for (i, page) in site.pages.iter().enumerate() {
         let prefix = &prefixes[&page.path];
         let options = site.dir.config.output.html.markdown;
         let r = markdown::render(&page.markdown, &page.path, &mode, options);
+        let body = match (&overview, i == site.landing_page()) {
+            (Some(o), true) => super::layout::after_title(&r.html, o),
+            _ => r.html,
+        };
         content.push_str(&format!(
-            "<section class=\"book-chapter\" id=\"{prefix}\">\n{}</section>\n",
-            r.html
+            "<section class=\"book-chapter\" id=\"{prefix}\">\n{body}</section>\n"
         ));
         // Ids carry their chapter's prefix, so headings link as `#id`.
-        index.extend(search_entries(
-            &page.title,
-            &format!("#{prefix}"),
-            "",
-            &r.headings,
-        ));
+        index.push(SearchPage {
+            source: page.path.clone(),
+            title: page.title.clone(),
+            url: format!("#{prefix}"),
+            anchors: "#".into(),
+            set_prefix: format!("{prefix}--"),
+            headings: r.headings,
+        });
     }
     (content, index)
 }
 
-/// The stylesheets, the scripts (with the search index) and the icon, inline:
-/// the single file must not point at a file beside it.
-fn inline_assets(ctx: &mut tera::Context, theme: &Theme, index: &[SearchEntry]) -> Result<()> {
+/// The stylesheets, the scripts, the search index (as inline JSON, parsed
+/// on first use) and the icon, inline: the single file must not point at a
+/// file beside it.
+fn inline_assets(
+    ctx: &mut tera::Context,
+    theme: &Theme,
+    site: &Site,
+    index: &[SearchPage],
+) -> Result<()> {
     let mut css = String::new();
     for name in ["book.css", HIGHLIGHT_CSS] {
         if let Some(b) = theme.asset(name) {
@@ -221,7 +238,7 @@ fn inline_assets(ctx: &mut tera::Context, theme: &Theme, index: &[SearchEntry]) 
             css.push('\n');
         }
     }
-    let mut js = search_index_script(index)?;
+    let mut js = String::new();
     if let Some(b) = theme.asset("book.js") {
         js.push_str(&String::from_utf8_lossy(b));
     }
@@ -240,6 +257,7 @@ fn inline_assets(ctx: &mut tera::Context, theme: &Theme, index: &[SearchEntry]) 
     }
     ctx.insert("inline_css", &css);
     ctx.insert("inline_js", &js);
+    ctx.insert("search_inline", &search_index_inline(&site.catalog, index)?);
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 
 use super::highlight::escape_html;
-use super::markdown::{Heading, RenderedMarkdown};
+use super::markdown::{Heading, HeadingKind, RenderedMarkdown};
 use super::theme::Theme;
 use super::*;
 
@@ -27,7 +27,8 @@ impl Site {
     }
 
     pub(super) fn scripts(&self) -> Vec<String> {
-        let mut v = vec![SEARCH_INDEX.to_string(), "theme/book.js".to_string()];
+        // The search index is not here: book.js injects it on first use.
+        let mut v = vec!["theme/book.js".to_string()];
         v.extend(
             self.dir
                 .config
@@ -60,7 +61,7 @@ impl Site {
         let toc: Vec<&Heading> = body
             .headings
             .iter()
-            .filter(|h| (2..=3).contains(&h.level) && !h.is_set)
+            .filter(|h| (2..=3).contains(&h.level) && h.kind == HeadingKind::Plain)
             .collect();
         let title = body
             .headings
@@ -68,12 +69,16 @@ impl Site {
             .find(|h| h.level == 1)
             .map(|h| h.text.clone())
             .unwrap_or_else(|| page.title.clone());
+        let content = match (i == self.landing_page(), &self.overview_for(&root)) {
+            (true, Some(overview)) => after_title(&body.html, overview),
+            _ => body.html.clone(),
+        };
         let mut ctx = self.base_context(&root);
         ctx.insert(
             "page",
             &serde_json::json!({
                 "title": title,
-                "content": body.html,
+                "content": content,
                 "path": current,
                 "number": page.number,
             }),
@@ -110,6 +115,8 @@ impl Site {
         ctx.insert("scripts", &self.scripts());
         ctx.insert("inline_css", &Option::<String>::None);
         ctx.insert("inline_js", &Option::<String>::None);
+        ctx.insert("search_index", SEARCH_INDEX);
+        ctx.insert("search_inline", &Option::<String>::None);
         ctx.insert("toc", &Vec::<Heading>::new());
         ctx.insert("prev", &Option::<()>::None);
         ctx.insert("next", &Option::<()>::None);
@@ -177,6 +184,42 @@ impl Site {
             .render("page.html", &ctx)
             .with_context(|| format!("rendering {ALL_CHAPTERS}"))
     }
+}
+
+impl Site {
+    /// The page that opens the book: `index.md`, or else the first chapter.
+    pub(super) fn landing_page(&self) -> usize {
+        self.pages
+            .iter()
+            .position(|p| p.path == std::path::Path::new("index.md"))
+            .unwrap_or(0)
+    }
+
+    /// The overview of the book's models, linking from a page at `root`.
+    fn overview_for(&self, root: &str) -> Option<String> {
+        self.overview_html(&|chapter, anchor| {
+            format!("{root}{}#{anchor}", href(&html_path(chapter)))
+        })
+    }
+
+    /// The overview of the book's models; `link` gives the URL of a
+    /// chapter's section.
+    pub(super) fn overview_html(
+        &self,
+        link: &dyn Fn(&std::path::Path, &str) -> String,
+    ) -> Option<String> {
+        super::overview::overview_html(&self.catalog.overview, link)
+    }
+}
+
+/// `html` with `insert` after its first `<h1>` (or at its start when it has none).
+pub(super) fn after_title(html: &str, insert: &str) -> String {
+    let at = html
+        .find("<h1")
+        .and_then(|h| html[h..].find("</h1>").map(|e| h + e + "</h1>".len()))
+        .map(|e| e + html[e..].len() - html[e..].trim_start_matches('\n').len())
+        .unwrap_or(0);
+    format!("{}{insert}{}", &html[..at], &html[at..])
 }
 
 pub(super) fn redirect_html(target: &str) -> String {

@@ -1,6 +1,12 @@
 //! Markdown → HTML for one chapter: heading ids (explicit `{#id}` or derived
 //! like mdBook's), `.md` links rewritten to pages, highlighted code blocks with
-//! a Copy button, and a Copy link button on every command-set heading.
+//! a Copy button named by what it copies, a Copy link button after every
+//! command-set heading, and tables whose cells carry their column's header.
+//!
+//! The set markup made here (Copy buttons named "Copy Prefill worker", the
+//! Copy link outside the heading text, process titles as headings) is what
+//! WCAG 2.1 AA asked of the pages; when the AgentX assets (issue 13) take
+//! over the set features, they must keep all three.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -13,6 +19,8 @@ use crate::util::markdown::MarkdownConfig;
 
 /// Class the renderer puts on command-set headings (`{#id .agentx-set}`).
 pub(crate) const SET_CLASS: &str = "agentx-set";
+/// Class the renderer puts on a set's process headings (`.agentx-process`).
+pub(crate) const PROCESS_CLASS: &str = crate::render::PROCESS_CLASS;
 
 /// How internal links and ids are written.
 #[derive(Debug, Clone)]
@@ -32,8 +40,18 @@ pub(crate) struct Heading {
     pub level: u8,
     pub id: String,
     pub text: String,
-    /// A command-set heading.
-    pub is_set: bool,
+    pub kind: HeadingKind,
+}
+
+/// What a heading heads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum HeadingKind {
+    Plain,
+    /// A command set (`.agentx-set`).
+    Set,
+    /// One process of a command set, or its Env Vars (`.agentx-process`).
+    Process,
 }
 
 #[derive(Debug, Clone)]
@@ -59,6 +77,7 @@ pub(crate) fn render(
         },
         used_ids: HashSet::new(),
         headings: Vec::new(),
+        names: CopyNames::default(),
     };
     let events: Vec<Event<'_>> = options.parser(markdown).collect();
     let mut out: Vec<Event<'_>> = Vec::new();
@@ -79,10 +98,28 @@ pub(crate) fn render(
             }
             Event::Start(Tag::CodeBlock(kind)) => {
                 let end = find_end(&events, i, |e| matches!(e, Event::End(TagEnd::CodeBlock)));
-                out.push(code_block(kind, &events[i + 1..end]));
+                let name = r.names.for_code_block();
+                out.push(code_block(kind, &events[i + 1..end], &name));
+                i = end + 1;
+            }
+            Event::Start(Tag::Table(alignments)) => {
+                let end = find_end(&events, i, |e| matches!(e, Event::End(TagEnd::Table)));
+                let inner: Vec<Event<'_>> = events[i + 1..end]
+                    .iter()
+                    .map(|e| rewrite_link(e.clone(), chapter, mode))
+                    .collect();
+                let html = super::table::table_html(alignments, &inner);
+                out.push(Event::Html(CowStr::from(html)));
+                r.names.file = None;
                 i = end + 1;
             }
             e => {
+                if let Event::Start(Tag::Paragraph) = e {
+                    r.names.file = lone_code(&events[i + 1..]);
+                } else if matches!(e, Event::Start(_)) && !matches!(e, Event::Start(Tag::Paragraph))
+                {
+                    r.names.file = None;
+                }
                 out.push(rewrite_link(e.clone(), chapter, mode));
                 i += 1;
             }
@@ -104,6 +141,80 @@ struct ChapterRender<'a> {
     prefix: Option<String>,
     used_ids: HashSet<String>,
     headings: Vec<Heading>,
+    names: CopyNames,
+}
+
+/// What the next Copy button copies, from the headings and paragraphs above it.
+#[derive(Debug, Default)]
+struct CopyNames {
+    /// The process heading above (`Prefill worker`), inside a command set.
+    process: Option<String>,
+    /// The last other heading's text.
+    section: Option<String>,
+    /// The id of the command-set heading above, which describes the button.
+    set_id: Option<String>,
+    /// A file name given alone in the paragraph just before (`nats.conf`).
+    file: Option<String>,
+}
+
+/// A Copy button's accessible name and the id of what describes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct CopyName {
+    label: String,
+    described_by: Option<String>,
+}
+
+impl CopyNames {
+    fn for_code_block(&mut self) -> CopyName {
+        let what = self.file.take().or_else(|| self.process.clone());
+        let label = match (what, &self.section) {
+            (Some(w), _) => format!("Copy {w}"),
+            (None, Some(s)) => format!("Copy code: {s}"),
+            (None, None) => "Copy code".to_string(),
+        };
+        CopyName {
+            label,
+            described_by: self.set_id.clone(),
+        }
+    }
+
+    fn heading(&mut self, kind: HeadingKind, text: &str, id: &str) {
+        self.file = None;
+        match kind {
+            HeadingKind::Process => self.process = Some(process_name(text)),
+            HeadingKind::Set => {
+                self.process = None;
+                self.set_id = Some(id.to_string());
+                self.section = Some(text.to_string());
+            }
+            HeadingKind::Plain => {
+                self.process = None;
+                self.set_id = None;
+                self.section = Some(text.to_string());
+            }
+        }
+    }
+}
+
+/// `7 · Prefill worker` → `Prefill worker`; `etcd — Dynamo control plane`
+/// → `etcd`: the name of a process heading as render writes it, without its
+/// number and description.
+fn process_name(text: &str) -> String {
+    let t = text.trim();
+    let t = match t.split_once(" · ") {
+        Some((n, rest)) if n.chars().all(|c| c.is_ascii_digit()) => rest,
+        _ => t,
+    };
+    t.split(" — ").next().unwrap_or(t).trim().to_string()
+}
+
+/// The text of a paragraph made of one code span (`` `nats.conf` ``), given
+/// the events after its start.
+fn lone_code(after: &[Event<'_>]) -> Option<String> {
+    match after {
+        [Event::Code(t), Event::End(TagEnd::Paragraph), ..] => Some(t.to_string()),
+        _ => None,
+    }
 }
 
 /// A heading's start tag, as the parser gives it.
@@ -129,7 +240,14 @@ impl ChapterRender<'_> {
             .map(str::to_string)
             .unwrap_or_else(|| normalize_id(&text));
         let id = unique_id(&base, &mut self.used_ids);
-        let is_set = tag.classes.iter().any(|c| c.as_ref() == SET_CLASS);
+        let has = |class: &str| tag.classes.iter().any(|c| c.as_ref() == class);
+        let kind = if has(SET_CLASS) {
+            HeadingKind::Set
+        } else if has(PROCESS_CLASS) {
+            HeadingKind::Process
+        } else {
+            HeadingKind::Plain
+        };
         let full_id = match &self.prefix {
             Some(p) => format!("{p}--{id}"),
             None => id,
@@ -143,30 +261,30 @@ impl ChapterRender<'_> {
             let c: Vec<&str> = tag.classes.iter().map(|c| c.as_ref()).collect();
             format!(" class=\"{}\"", escape_html(&c.join(" ")))
         };
+        let id_attr = escape_html(&full_id);
         let mut h = format!(
-            "<h{lvl} id=\"{}\"{class_attr}><a class=\"header\" href=\"#{}\">{inner_html}</a>",
-            escape_html(&full_id),
-            escape_html(&full_id)
+            "<h{lvl} id=\"{id_attr}\"{class_attr}><a class=\"header\" href=\"#{id_attr}\">{inner_html}</a></h{lvl}>\n"
         );
-        if is_set {
+        // Outside the heading, so the heading's text is the set's name only.
+        if kind == HeadingKind::Set {
             h.push_str(&format!(
-                " <button type=\"button\" class=\"copy-link\" data-anchor=\"{}\" title=\"Copy a link to this command set\">Copy link</button>",
-                escape_html(&full_id)
+                "<p class=\"set-actions\"><button type=\"button\" class=\"copy-link\" data-anchor=\"{id_attr}\" aria-label=\"Copy link to {}\">Copy link</button></p>\n",
+                escape_html(&text)
             ));
         }
-        h.push_str(&format!("</h{lvl}>\n"));
+        self.names.heading(kind, &text, &full_id);
         self.headings.push(Heading {
             level: lvl,
             id: full_id,
             text,
-            is_set,
+            kind,
         });
         Event::Html(CowStr::from(h))
     }
 }
 
-/// A code block, highlighted, with its Copy button; `inner` is its text.
-fn code_block<'e>(kind: &CodeBlockKind<'_>, inner: &[Event<'_>]) -> Event<'e> {
+/// A code block, highlighted, with its Copy button named `name`; `inner` is its text.
+fn code_block<'e>(kind: &CodeBlockKind<'_>, inner: &[Event<'_>], name: &CopyName) -> Event<'e> {
     let mut code = String::new();
     for e in inner {
         if let Event::Text(t) = e {
@@ -177,7 +295,7 @@ fn code_block<'e>(kind: &CodeBlockKind<'_>, inner: &[Event<'_>]) -> Event<'e> {
         CodeBlockKind::Fenced(info) => info.split([' ', ',', '{']).next().unwrap_or("").to_string(),
         CodeBlockKind::Indented => String::new(),
     };
-    Event::Html(CowStr::from(code_block_html(&lang, &code)))
+    Event::Html(CowStr::from(code_block_html(&lang, &code, name)))
 }
 
 fn find_end(events: &[Event<'_>], start: usize, is_end: impl Fn(&Event<'_>) -> bool) -> usize {
@@ -192,15 +310,26 @@ fn heading_number(level: HeadingLevel) -> u8 {
     level as u8
 }
 
-/// A code block with its Copy button. The button copies the block's text.
-pub(crate) fn code_block_html(lang: &str, code: &str) -> String {
+/// A code block with a Copy button whose accessible name says what it
+/// copies ("Copy Prefill worker"; the visible text stays "Copy").
+fn code_block_html(lang: &str, code: &str, name: &CopyName) -> String {
     let class = if lang.is_empty() {
         String::new()
     } else {
         format!(" class=\"language-{}\"", escape_html(lang))
     };
+    let label = if name.label.is_empty() {
+        "Copy code"
+    } else {
+        &name.label
+    };
+    let described = match &name.described_by {
+        Some(id) => format!(" aria-describedby=\"{}\"", escape_html(id)),
+        None => String::new(),
+    };
     format!(
-        "<div class=\"codeblock\"><button type=\"button\" class=\"copy-code\" title=\"Copy to clipboard\">Copy</button><pre><code{class}>{}</code></pre></div>\n",
+        "<div class=\"codeblock\"><button type=\"button\" class=\"copy-code\" aria-label=\"{}\"{described}>Copy</button><pre><code{class}>{}</code></pre></div>\n",
+        escape_html(label),
         highlight(lang, code)
     )
 }
@@ -328,8 +457,8 @@ mod tests {
         );
         let ids: Vec<&str> = r.headings.iter().map(|h| h.id.as_str()).collect();
         assert_eq!(ids, ["title", "sub", "sub-1", "set-a"]);
-        assert!(r.headings[3].is_set);
-        assert!(r.html.contains("<h3 id=\"set-a\" class=\"agentx-set\"><a class=\"header\" href=\"#set-a\">c4 · SGLang</a> <button type=\"button\" class=\"copy-link\" data-anchor=\"set-a\""), "{}", r.html);
+        assert_eq!(r.headings[3].kind, HeadingKind::Set);
+        assert!(r.html.contains("<h3 id=\"set-a\" class=\"agentx-set\"><a class=\"header\" href=\"#set-a\">c4 · SGLang</a></h3>\n<p class=\"set-actions\"><button type=\"button\" class=\"copy-link\" data-anchor=\"set-a\" aria-label=\"Copy link to c4 · SGLang\">Copy link</button></p>"), "{}", r.html);
         assert!(r.html.contains("href=\"other.html#a\""));
         assert!(r.html.contains("href=\"../b.html\""));
         assert!(r.html.contains("href=\"https://e.com/a.md\""));

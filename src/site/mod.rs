@@ -2,10 +2,13 @@
 //! the AgentX preprocessor run in-process, tera templates, syntect highlighting,
 //! an embedded search index, and an atomic swap of the output directory.
 //! One module per output concern: [`sidebar`], [`layout`] (templates),
-//! [`search`], [`output`] (sinks and staging), [`cache`] (what rebuilds
-//! reuse) and [`build`]; `engine` drives rebuilds for `serve` and `watch`.
+//! [`search`] (with [`tokens`]), [`overview`] (the landing page's table of
+//! models), [`table`], [`output`] (sinks and staging), [`cache`] (what
+//! rebuilds reuse) and [`build`]; `engine` drives rebuilds for `serve` and
+//! `watch`.
 //!
-//! May use: `preprocessor`, `manifest`, `decode`, `data`, `util`.
+//! May use: `preprocessor`, `render` (its class names), `manifest`, `decode`,
+//! `data`, `util`.
 
 pub(crate) mod book;
 mod build;
@@ -17,9 +20,12 @@ mod layout;
 pub(crate) mod links;
 pub(crate) mod markdown;
 mod output;
+mod overview;
 mod search;
 mod sidebar;
+mod table;
 pub(crate) mod theme;
+mod tokens;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -39,7 +45,7 @@ use self::layout::redirect_html;
 pub(crate) use self::output::{FileSink, MemoryFiles, SiteFile, write_atomically};
 use self::output::{Inspect, Inspected, Staging};
 pub(crate) use self::search::SEARCH_INDEX;
-use self::search::{SearchEntry, search_entries, search_index_script};
+use self::search::{Catalog, SearchPage, search_index_script, site_page};
 pub(crate) use self::sidebar::{ALL_CHAPTERS, SidebarItem, SidebarKind};
 use self::sidebar::{SIDEBAR_FULL_LIMIT, flatten, sidebar_for, sidebar_is_shortened};
 
@@ -88,7 +94,12 @@ pub(crate) struct Site {
     pub command_sets: usize,
     /// Every command set the book shows.
     pub manifest: Vec<crate::manifest::ManifestEntry>,
+    /// The deployments the book shows, for search and the overview.
+    pub catalog: Catalog,
 }
+
+/// Where [`Site::expand_with`] sends each chapter's manifest entries.
+pub(crate) type EntrySink<'a> = dyn FnMut(Vec<crate::manifest::ManifestEntry>) -> Result<()> + 'a;
 
 /// `x.md` → `x.html`
 pub(crate) fn html_path(md: &Path) -> PathBuf {
@@ -147,7 +158,7 @@ impl Site {
         dir: BookDir,
         lib: &mut Option<preprocessor::Library>,
         residency: Residency,
-        sets: &mut preprocessor::ManifestSink<'_>,
+        sets: &mut EntrySink<'_>,
     ) -> Result<Site> {
         let root = dir.root.clone();
         let mut book = dir.load_book()?;
@@ -159,7 +170,11 @@ impl Site {
             markdown: dir.config.output.html.markdown,
             residency,
         };
-        preprocessor::expand_book(&mut book, &settings, lib, sets)?;
+        let mut catalog = Catalog::default();
+        preprocessor::expand_book(&mut book, &settings, lib, &mut |chapter| {
+            catalog.add(&chapter.deployments);
+            sets(chapter.manifest)
+        })?;
         let mut pages = Vec::new();
         let mut sidebar = Vec::new();
         flatten(book.items, 0, &mut pages, &mut sidebar);
@@ -175,6 +190,7 @@ impl Site {
             sidebar,
             command_sets: 0,
             manifest: Vec::new(),
+            catalog,
         })
     }
 }

@@ -1,76 +1,280 @@
-//! The search index: page titles, headings and command-set ids, embedded as a
-//! script so it works from `file://`.
+//! The search index: what a reader knows about a launch — model, hardware,
+//! checkpoint, deployment, concurrency, KV tier, router, status, cell id,
+//! page and heading text, and every flag and environment name a command set
+//! uses — as whole lower-case tokens ([`super::tokens`]).
+//!
+//! The index is one script (`search-index.js`) that pages inject on the
+//! first use of the search box (a script, not a `fetch()`, so it loads from
+//! `file://`); the single-file export inlines it as JSON. Compact by design:
+//! tokens are numbers into one word list, the deployment's facts are stored
+//! once for all its command sets, and sets with the same flags and
+//! environment names share one token group.
+//!
+//! Shape (`theme/book.js` reads it):
+//! ```text
+//! { v: 1, w: [word…],
+//!   p: [[title, url, anchorBase, model, status, titleTok, ctxTok, idTok, statusTok]…],  pages
+//!   h: [[page, text, id, titleTok]…],                                       headings
+//!   s: [[page, anchor, title, status, titleTok, ctxTok, idTok, group]…],    command sets
+//!   g: [[tok…]…] }                                                           flags, env, processes
+//! ```
+//! A set's context is its own (status, tier, router ids) plus its page's
+//! title and context; its ids are its anchor plus its page's (the cell id).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Serialize;
 
-use super::markdown::Heading;
+use super::markdown::{Heading, HeadingKind};
+use super::tokens::{command_words, tokens};
+use crate::decode::Status;
+use crate::preprocessor::{DeploymentSummary, SetSummary};
 
 /// The file of the index in a built site.
 pub(crate) const SEARCH_INDEX: &str = "search-index.js";
 
-/// What a search result is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub(super) enum SearchKind {
-    Page,
-    Heading,
-    /// A command set's heading.
-    Set,
+/// Words → numbers.
+#[derive(Debug, Clone, Default)]
+struct Dictionary {
+    words: Vec<String>,
+    ids: HashMap<String, u32>,
 }
 
-/// One entry of the index; short keys keep the embedded script small.
-#[derive(Debug, Serialize)]
-pub(super) struct SearchEntry {
-    /// Text shown.
-    t: String,
-    /// Extra text matched (ids).
-    s: String,
-    /// URL relative to the page the index serves.
-    u: String,
-    k: SearchKind,
-}
-
-/// The entries of one page: its title, then its headings below level 1.
-/// `url` is the page's URL and `anchors` what a heading's `#id` is appended
-/// to (the page URL for a site; empty in the single file, where ids are
-/// unique across the book).
-pub(super) fn search_entries(
-    title: &str,
-    url: &str,
-    anchors: &str,
-    headings: &[Heading],
-) -> Vec<SearchEntry> {
-    let mut v = vec![SearchEntry {
-        t: title.to_string(),
-        s: String::new(),
-        u: url.to_string(),
-        k: SearchKind::Page,
-    }];
-    for h in headings.iter().filter(|h| h.level > 1) {
-        v.push(SearchEntry {
-            t: if h.is_set {
-                format!("{} — {title}", h.text)
-            } else {
-                h.text.clone()
-            },
-            s: h.id.clone(),
-            u: format!("{anchors}#{}", h.id),
-            k: if h.is_set {
-                SearchKind::Set
-            } else {
-                SearchKind::Heading
-            },
-        });
+impl Dictionary {
+    /// The sorted, distinct token ids of `texts`.
+    fn ids_of<'a>(&mut self, texts: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+        let mut words = Vec::new();
+        for t in texts {
+            tokens(t, &mut words);
+        }
+        let mut ids: Vec<u32> = words.into_iter().map(|w| self.id(w)).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
-    v
+
+    fn id(&mut self, word: String) -> u32 {
+        if let Some(id) = self.ids.get(&word) {
+            return *id;
+        }
+        let id = self.words.len() as u32;
+        self.words.push(word.clone());
+        self.ids.insert(word, id);
+        id
+    }
 }
 
-/// The index as a script that sets `window.AGENTX_SEARCH_INDEX` (a script,
-/// not JSON to fetch, so it loads from `file://`).
-pub(super) fn search_index_script(entries: &[SearchEntry]) -> Result<String> {
+/// A deployment's facts, tokenized.
+#[derive(Debug, Clone)]
+struct DeploymentRecord {
+    model: String,
+    status: &'static str,
+    status_tok: Vec<u32>,
+    ctx: Vec<u32>,
+    id: Vec<u32>,
+    sets: Vec<SetRecord>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct SetRecord {
+    anchor: String,
+    title: String,
+    status: &'static str,
+    title_tok: Vec<u32>,
+    ctx_tok: Vec<u32>,
+    id_tok: Vec<u32>,
+    group: u32,
+}
+
+/// What the search and the landing-page overview know of the book's
+/// deployments, gathered while chapters expand (each set's words become
+/// numbers at once, so a large book does not hold its command text).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Catalog {
+    dict: Dictionary,
+    groups: Vec<Vec<u32>>,
+    group_ids: HashMap<Vec<u32>, u32>,
+    /// By deployment chapter (relative to the source dir).
+    deployments: HashMap<PathBuf, DeploymentRecord>,
+    /// Every deployment shown, in reading order, for the overview.
+    pub(super) overview: Vec<super::overview::OverviewRow>,
+}
+
+impl Catalog {
+    /// Takes in the deployments one expanded chapter shows.
+    pub(crate) fn add(&mut self, deployments: &[DeploymentSummary]) {
+        for d in deployments {
+            self.overview.push(super::overview::OverviewRow::of(d));
+            let detail = d.detail.as_deref().unwrap_or("");
+            let ctx = self.dict.ids_of([
+                d.model.as_str(),
+                &d.hw,
+                &d.hw_label,
+                &d.checkpoint,
+                &d.label,
+                detail,
+            ]);
+            // The deployment's own status: its page matches it, its sets
+            // match their own.
+            let status_tok = self.dict.ids_of([status_words(&d.status).as_str()]);
+            let id = self.dict.ids_of([d.cell.as_str()]);
+            let sets = d.sets.iter().map(|s| self.set_record(s)).collect();
+            let record = DeploymentRecord {
+                model: d.model.clone(),
+                status: d.status.id(),
+                status_tok,
+                ctx,
+                id,
+                sets,
+            };
+            self.deployments.insert(d.chapter.clone(), record);
+        }
+    }
+
+    fn set_record(&mut self, s: &SetSummary) -> SetRecord {
+        let mut body: Vec<String> = s.processes.clone();
+        body.extend(s.placeholders.iter().cloned());
+        for c in &s.commands {
+            body.extend(command_words(c));
+        }
+        let body = self.dict.ids_of(body.iter().map(String::as_str));
+        let group = match self.group_ids.get(&body) {
+            Some(g) => *g,
+            None => {
+                let g = self.groups.len() as u32;
+                self.groups.push(body.clone());
+                self.group_ids.insert(body, g);
+                g
+            }
+        };
+        SetRecord {
+            anchor: s.anchor.clone(),
+            title: s.title.clone(),
+            status: s.status.id(),
+            title_tok: self.dict.ids_of([s.title.as_str()]),
+            ctx_tok: self.dict.ids_of([
+                status_words(&s.status).as_str(),
+                s.tier.id(),
+                s.router.id(),
+            ]),
+            id_tok: vec![self.dict.id(s.anchor.to_lowercase())],
+            group,
+        }
+    }
+}
+
+/// The words a status is found by: its id, and "measured" or the pull
+/// request it waits on.
+fn status_words(s: &Status) -> String {
+    match s {
+        Status::Verified => "verified measured".into(),
+        Status::VerifiedPr { pr } => format!("verified verified-pr measured pending PR #{pr}"),
+        Status::InProgress { pr } => format!("in-progress in progress review PR #{pr}"),
+        Status::Derived => "derived".into(),
+    }
+}
+
+/// One page as the index sees it: its title, where it is, and its headings.
+#[derive(Debug, Clone)]
+pub(super) struct SearchPage {
+    /// Path relative to the source dir (`models/x.md`).
+    pub source: PathBuf,
+    pub title: String,
+    /// Its URL, relative to the page the index serves.
+    pub url: String,
+    /// What a heading's or set's id is appended to (`x.html#`; in the
+    /// single file `#` for headings, whose ids carry their chapter prefix).
+    pub anchors: String,
+    /// In the single file: the prefix of set anchors (`ch-x--`).
+    pub set_prefix: String,
+    pub headings: Vec<Heading>,
+}
+
+/// The index as JSON.
+pub(super) fn search_index_json(catalog: &Catalog, pages: &[SearchPage]) -> Result<String> {
+    let mut dict = catalog.dict.clone();
+    let mut p = Vec::new();
+    let mut h = Vec::new();
+    let mut s = Vec::new();
+    for (i, page) in pages.iter().enumerate() {
+        let deployment = catalog.deployments.get(&page.source);
+        let title = dict.ids_of([page.title.as_str()]);
+        let (model, status, ctx, id, status_tok) = match deployment {
+            Some(d) => (
+                d.model.as_str(),
+                d.status,
+                &d.ctx[..],
+                &d.id[..],
+                &d.status_tok[..],
+            ),
+            None => ("", "", &[][..], &[][..], &[][..]),
+        };
+        p.push(serde_json::json!([
+            page.title,
+            page.url,
+            page.anchors,
+            model,
+            status,
+            title,
+            ctx,
+            id,
+            status_tok
+        ]));
+        for hd in page.headings.iter().filter(|hd| hd.level > 1) {
+            if hd.kind == HeadingKind::Plain {
+                let toks = dict.ids_of([hd.text.as_str()]);
+                h.push(serde_json::json!([i, hd.text, hd.id, toks]));
+            }
+        }
+        for set in deployment.into_iter().flat_map(|d| &d.sets) {
+            s.push(serde_json::json!([
+                i,
+                format!("{}{}", page.set_prefix, set.anchor),
+                set.title,
+                set.status,
+                set.title_tok,
+                set.ctx_tok,
+                set.id_tok,
+                set.group
+            ]));
+        }
+    }
+    let index = serde_json::json!({
+        "v": 1,
+        "w": dict.words,
+        "p": p,
+        "h": h,
+        "s": s,
+        "g": catalog.groups,
+    });
+    Ok(serde_json::to_string(&index)?)
+}
+
+/// The index as the script `search-index.js` (it sets
+/// `window.AGENTX_SEARCH_INDEX`; a script, so it loads from `file://`).
+pub(super) fn search_index_script(catalog: &Catalog, pages: &[SearchPage]) -> Result<String> {
     Ok(format!(
         "window.AGENTX_SEARCH_INDEX = {};\n",
-        serde_json::to_string(entries)?
+        search_index_json(catalog, pages)?
     ))
+}
+
+/// The index as the text of an inline `<script type="application/json">`:
+/// every `<` escaped, so no data can end the element.
+pub(super) fn search_index_inline(catalog: &Catalog, pages: &[SearchPage]) -> Result<String> {
+    Ok(search_index_json(catalog, pages)?.replace('<', "\\u003c"))
+}
+
+/// `x.md` → the page's search entry in a site of one file per chapter.
+pub(super) fn site_page(source: &Path, title: &str, url: &str, headings: &[Heading]) -> SearchPage {
+    SearchPage {
+        source: source.to_path_buf(),
+        title: title.to_string(),
+        url: url.to_string(),
+        anchors: format!("{url}#"),
+        set_prefix: String::new(),
+        headings: headings.to_vec(),
+    }
 }

@@ -23,7 +23,7 @@ use crate::support;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
-fn chromedriver() -> Option<PathBuf> {
+pub(crate) fn chromedriver() -> Option<PathBuf> {
     let found = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"]
         .iter()
         .map(PathBuf::from)
@@ -102,7 +102,7 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> Value {
     serde_json::from_str(&payload).unwrap_or_else(|e| panic!("{method} {path}: {e}: {payload}"))
 }
 
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
     port: u16,
     session: String,
@@ -126,7 +126,7 @@ impl Drop for Driver {
 }
 
 impl Driver {
-    fn start(driver: &Path, tag: &str) -> Driver {
+    pub(crate) fn start(driver: &Path, tag: &str) -> Driver {
         let port = free_port();
         let child = Command::new(driver)
             .arg(format!("--port={port}"))
@@ -166,7 +166,7 @@ impl Driver {
         }
     }
 
-    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+    pub(crate) fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
         let r = http(
             self.port,
             method,
@@ -182,11 +182,11 @@ impl Driver {
         r["value"].clone()
     }
 
-    fn goto(&self, url: &str) {
+    pub(crate) fn goto(&self, url: &str) {
         self.cmd("POST", "/url", Some(json!({ "url": url })));
     }
 
-    fn exec(&self, script: &str, args: Value) -> Value {
+    pub(crate) fn exec(&self, script: &str, args: Value) -> Value {
         self.cmd(
             "POST",
             "/execute/sync",
@@ -195,7 +195,7 @@ impl Driver {
     }
 
     /// Console entries at level SEVERE since the last call.
-    fn console_errors(&self) -> Vec<String> {
+    pub(crate) fn console_errors(&self) -> Vec<String> {
         let v = self.cmd("POST", "/se/log", Some(json!({"type": "browser"})));
         v.as_array()
             .into_iter()
@@ -205,7 +205,7 @@ impl Driver {
             .collect()
     }
 
-    fn screenshot(&self, to: &Path) {
+    pub(crate) fn screenshot(&self, to: &Path) {
         let b64 = self.cmd("GET", "/screenshot", None);
         let bytes = base64_decode(b64.as_str().unwrap());
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
@@ -476,10 +476,10 @@ fn expected_by_anchor() -> HashMap<String, Vec<String>> {
 
 /// `serve` on a copy of the sample book (so it can be edited), stopped and
 /// removed on drop.
-struct Serve {
+pub(crate) struct Serve {
     child: Child,
-    port: u16,
-    book: support::Scratch,
+    pub(crate) port: u16,
+    pub(crate) book: support::Scratch,
 }
 
 impl Drop for Serve {
@@ -490,7 +490,7 @@ impl Drop for Serve {
 }
 
 impl Serve {
-    fn start() -> Serve {
+    pub(crate) fn start() -> Serve {
         let book = support::temp("browser-book");
         std::fs::create_dir_all(&*book).unwrap();
         std::fs::copy(support::repo().join("book.toml"), book.join("book.toml")).unwrap();

@@ -4,6 +4,8 @@
 //! beside the code, in `src/`.
 
 mod browser;
+mod browser_chrome;
+mod browser_search;
 mod check;
 mod cli;
 mod decode_errors;

@@ -59,9 +59,30 @@ fn sample_book_links_and_anchors_resolve() {
         .collect();
     assert_eq!(all.matches("class=\"copy-link\"").count(), sets);
     assert!(all.matches("class=\"copy-code\"").count() > sets * 2);
-    // The search index names every command set.
+    // The search index names every command set once, with its page's URL.
     let index = support::read(&out.join("search-index.js"));
-    assert_eq!(index.matches("\"k\":\"set\"").count(), sets);
+    let json = index
+        .strip_prefix("window.AGENTX_SEARCH_INDEX = ")
+        .and_then(|s| s.strip_suffix(";\n"))
+        .expect("the index is one script assignment");
+    let index: serde_json::Value = serde_json::from_str(json).unwrap();
+    let indexed: std::collections::HashSet<String> = index["s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let page = &index["p"][s[0].as_u64().unwrap() as usize];
+            format!("{}{}", page[2].as_str().unwrap(), s[1].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(indexed.len(), sets);
+    for link in all.split("data-anchor=\"").skip(1) {
+        let anchor = &link[..link.find('"').unwrap()];
+        assert!(
+            indexed.iter().any(|u| u.ends_with(&format!("#{anchor}"))),
+            "{anchor} is not in the search index"
+        );
+    }
     std::fs::remove_dir_all(&out).unwrap();
 }
 

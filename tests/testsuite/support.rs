@@ -177,3 +177,32 @@ pub(crate) fn sample_pages() -> usize {
     let summary = read(&repo().join("content/SUMMARY.md"));
     summary.matches(".md)").count() + sample_counts().deployments + 1
 }
+
+/// A book of `n` model chapters, each the mini fixture's data under its own
+/// page name (`Mini-Test (k)`, chapter `scaled/mini-test-k.md`), after an
+/// introduction: with `n` over 100 its sidebars are shortened and the build
+/// writes the page of all chapters (as the unit test's helper of the same name).
+pub(crate) fn scaled_mini_book(name: &str, n: usize) -> Scratch {
+    let book = mini_book(name);
+    let data = read(&book.join("data/mini.json"));
+    std::fs::remove_file(book.join("data/mini.json")).unwrap();
+    let src = book.join("src");
+    std::fs::create_dir_all(src.join("scaled")).unwrap();
+    std::fs::write(src.join("intro.md"), "# Introduction\n").unwrap();
+    let mut summary = String::from("# Summary\n\n[Introduction](intro.md)\n\n# Models\n\n");
+    for k in 1..=n {
+        let mut v: serde_json::Value = serde_json::from_str(&data).unwrap();
+        let page = format!("Mini-Test ({k})");
+        v["model"] = serde_json::Value::String(page.clone());
+        let stem = format!("mini-test-{k}");
+        std::fs::write(book.join(format!("data/{stem}.json")), v.to_string()).unwrap();
+        std::fs::write(
+            src.join(format!("scaled/{stem}.md")),
+            format!("# {page}\n\n<<agentx page=\"{page}\">>\n"),
+        )
+        .unwrap();
+        summary.push_str(&format!("- [{page}](scaled/{stem}.md)\n"));
+    }
+    std::fs::write(src.join("SUMMARY.md"), summary).unwrap();
+    book
+}
