@@ -227,3 +227,22 @@ pub(super) fn redirect_html(target: &str) -> String {
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url={target}\"><title>Redirect</title></head><body><a href=\"{target}\">Continue</a></body></html>\n"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_overview_goes_after_the_title() {
+        let o = "<section>O</section>\n";
+        assert_eq!(
+            after_title("<h1 id=\"t\">Tïtle</h1>\n\n<p>x</p>\n", o),
+            "<h1 id=\"t\">Tïtle</h1>\n\n<section>O</section>\n<p>x</p>\n"
+        );
+        assert_eq!(
+            after_title("<p>no title</p>\n", o),
+            format!("{o}<p>no title</p>\n")
+        );
+        assert_eq!(after_title("", o), o);
+    }
+}

@@ -470,6 +470,63 @@ mod tests {
         assert!(!r.html.contains("<y>"));
     }
 
+    /// (heading text, the name its Copy buttons get)
+    const PROCESS_NAMES: &[(&str, &str)] = &[
+        ("7 · Prefill worker", "Prefill worker"),
+        ("1 · etcd — Dynamo control plane", "etcd"),
+        ("Env Vars — set first", "Env Vars"),
+        ("12 · Décodeur ×2 — nœud", "Décodeur ×2"),
+        ("v2 · not a number", "v2 · not a number"),
+    ];
+
+    #[test]
+    fn process_names() {
+        for (text, name) in PROCESS_NAMES {
+            assert_eq!(process_name(text), *name, "{text}");
+        }
+    }
+
+    #[test]
+    fn copy_buttons_say_what_they_copy() {
+        let md = "# Page\n\n```sh\nplain\n```\n\n## Setup\n\n```sh\nx\n```\n\n\
+                  ### c4 · SGLang {#set-a .agentx-set}\n\n\
+                  #### 1 · Prefill worker — the first {#set-a-process-1 .agentx-process}\n\n\
+                  Start it on `$HEAD_IP`.\n\n```bash\nrun\n```\n\n`nats.conf`\n\n```text\nconf\n```\n\n\
+                  Notes.\n\n```text\nmore\n```\n\n## After\n\n```sh\ny\n```\n";
+        let r = render(
+            md,
+            Path::new("m.md"),
+            &LinkMode::Pages,
+            MarkdownConfig::default(),
+        );
+        let names: Vec<&str> = r
+            .html
+            .split("aria-label=\"")
+            .skip(1)
+            .map(|s| &s[..s.find('"').unwrap()])
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "Copy code: Page",
+                "Copy code: Setup",
+                "Copy link to c4 · SGLang",
+                "Copy Prefill worker",
+                "Copy nats.conf",
+                "Copy Prefill worker",
+                "Copy code: After",
+            ]
+        );
+        assert_eq!(r.html.matches("aria-describedby=\"set-a\"").count(), 3);
+        let kinds: Vec<HeadingKind> = r.headings.iter().map(|h| h.kind).collect();
+        use HeadingKind::*;
+        assert_eq!(kinds, [Plain, Plain, Set, Process, Plain]);
+        assert!(
+            r.html
+                .contains("<h4 id=\"set-a-process-1\" class=\"agentx-process\">")
+        );
+    }
+
     #[test]
     fn single_file_prefixes() {
         let mut prefixes = HashMap::new();

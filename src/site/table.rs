@@ -100,3 +100,54 @@ fn render(
     out.push_str("</tbody></table></div>\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::markdown::MarkdownConfig;
+
+    fn table(md: &str) -> String {
+        let events: Vec<Event<'_>> = MarkdownConfig::default().parser(md).collect();
+        let Event::Start(Tag::Table(alignments)) = &events[0] else {
+            panic!("not a table: {events:?}");
+        };
+        let end = events.len() - 1;
+        table_html(alignments, &events[1..end])
+    }
+
+    /// (Markdown table, HTML it must contain)
+    const TABLES: &[(&str, &[&str])] = &[
+        (
+            "| A | B |\n|---|--:|\n| 1 | 2 |\n",
+            &[
+                "<div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">A</th><th scope=\"col\" style=\"text-align: right\">B</th></tr></thead>",
+                "<tr><td data-label=\"A\">1</td><td data-label=\"B\" style=\"text-align: right\">2</td></tr>",
+            ],
+        ),
+        (
+            "| Hardware | `Cell` | Ünïcode · «x» | D |\n|---|---|---|---|\n| GB200 | `a#0` | [c16](x.html#a \"t\") · é | |\n",
+            &[
+                "<table class=\"cards\">",
+                "<td data-label=\"Hardware\"><span class=\"cell\">GB200</span></td>",
+                "<td data-label=\"Cell\"><span class=\"cell\"><code>a#0</code></span></td>",
+                "<td data-label=\"Ünïcode · «x»\"><span class=\"cell\"><a href=\"x.html#a\" title=\"t\">c16</a> · é</span></td>",
+                "<td data-label=\"D\"></td>",
+            ],
+        ),
+        (
+            "| <b> & \"q\" `\"` | x | y | z |\n|---|---|---|---|\n| 1 | 2 | 3 | 4 |\n",
+            // The label is the header's text: tags left out, `&` and `"` escaped.
+            &["<td data-label=\"&amp; “q” &quot;\"><span class=\"cell\">1</span></td>"],
+        ),
+    ];
+
+    #[test]
+    fn cells_carry_their_column_header() {
+        for (md, wants) in TABLES {
+            let html = table(md);
+            for w in *wants {
+                assert!(html.contains(w), "{md}\n{html}\nmissing {w}");
+            }
+        }
+    }
+}
