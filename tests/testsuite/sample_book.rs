@@ -265,5 +265,36 @@ fn mdbook_builds_the_sample_book() {
     assert_eq!(deployment_pages, support::sample_counts().deployments);
     let authoring = support::read(&out.join("authoring.html"));
     assert!(authoring.contains("&lt;&lt;agentx page=“Qwen3.5”&gt;&gt; appears literally"));
+    search_index_is_a_quarter_of_mdbooks(&out);
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// The builder's search index of the sample book is at most a quarter of
+/// the bytes of mdBook's `searchindex*.js` for the same book (both cover
+/// every command set; mdBook indexes every word of every page).
+fn search_index_is_a_quarter_of_mdbooks(mdbook_out: &Path) {
+    let mdbook_index: u64 = std::fs::read_dir(mdbook_out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("searchindex") && name.ends_with(".js")
+        })
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    let ours_dir = support::temp("index-size");
+    let opts = mdbook_agentx::BuildOptions {
+        dest: Some(ours_dir.to_path_buf()),
+        ..Default::default()
+    };
+    mdbook_agentx::build(&support::repo(), &opts).unwrap();
+    let ours = std::fs::metadata(ours_dir.join("search-index.js"))
+        .unwrap()
+        .len();
+    eprintln!(
+        "search index of the sample book: ours {ours} bytes, mdBook's {mdbook_index} bytes ({:.1}%)",
+        100.0 * ours as f64 / mdbook_index as f64
+    );
+    assert!(mdbook_index > 0, "mdBook wrote no searchindex*.js");
+    assert!(ours * 4 <= mdbook_index, "{ours} > {mdbook_index} / 4");
 }

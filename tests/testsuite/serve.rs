@@ -128,6 +128,28 @@ fn edit(path: &Path, from: &str, to: &str) {
     std::fs::write(path, text.replacen(from, to, 1)).unwrap();
 }
 
+/// The build-error event of a bad `kv` in `mini.json`: it names the file and
+/// the JSON path, and the overlay's fields lead with the root cause, then
+/// what it broke (the directive at its position).
+fn error_leads_with_its_cause(msg: &str) {
+    assert!(
+        msg.contains("mini.json: cells[0].points[0].kv: unknown variant `disk`"),
+        "{msg}"
+    );
+    assert!(msg.contains("src/mini.md:5:1"), "{msg}");
+    let event: serde_json::Value = serde_json::from_str(msg).unwrap();
+    let cause = event["cause"].as_str().unwrap();
+    assert!(
+        cause.contains("mini.json: cells[0].points[0].kv: unknown variant `disk`"),
+        "{event}"
+    );
+    let consequence = event["consequence"].as_str().unwrap();
+    assert!(
+        consequence.starts_with("src/mini.md:5:1: unknown page `Mini-Test`"),
+        "{event}"
+    );
+}
+
 fn exercise(server: &Server) {
     let port = server.port;
     let data = server.book.join("data/mini.json");
@@ -160,11 +182,7 @@ fn exercise(server: &Server) {
     );
     let (name, msg) = next_event(&rx, Duration::from_secs(2));
     assert_eq!(name, "build-error");
-    assert!(
-        msg.contains("mini.json: cells[0].points[0].kv: unknown variant `disk`"),
-        "{msg}"
-    );
-    assert!(msg.contains("src/mini.md:5:1"), "{msg}");
+    error_leads_with_its_cause(&msg);
     assert!(
         get(port, SUB).2.contains("--max-running-requests</span> 5"),
         "last good site served"
