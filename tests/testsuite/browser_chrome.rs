@@ -8,6 +8,8 @@
 //!   model chapters), 404, the single-file export (of the mini fixture book)
 //!   — and the search panel, in light and dark: no violation of impact
 //!   "serious" or "critical".
+//! - Controls have borders and focus rings of 3:1 and every focusable
+//!   element shows its focus ([`crate::browser_focus`], on the same pages).
 //! - At 390 px the first content heading starts within 800 px and the
 //!   sidebar opens from the Chapters button and closes again (Esc, focus);
 //!   no page scrolls sideways and no Copy button covers code.
@@ -25,6 +27,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::browser::{Driver, Serve, chromedriver};
+use crate::browser_focus;
 use crate::support;
 
 /// Runs an asynchronous script: it ends by calling its last argument.
@@ -45,16 +48,28 @@ fn cdp(d: &Driver, cmd: &str, params: Value) -> Value {
     )
 }
 
-/// The axe-core script, or `None` (the test is skipped) when it is not installed.
+/// Whether a missing axe-core fails the test: in CI (`CI=true`, which also
+/// sets `AGENTX_REQUIRE_BROWSER` and `AGENTX_REQUIRE_SHARED=1`) it must run.
+fn axe_required() -> bool {
+    let set = |name: &str, value: Option<&str>| {
+        std::env::var(name).is_ok_and(|v| value.is_none_or(|want| v == want))
+    };
+    set("AGENTX_REQUIRE_BROWSER", None)
+        || set("AGENTX_REQUIRE_SHARED", Some("1"))
+        || set("CI", Some("true"))
+}
+
+/// The axe-core script, or `None` (the test is skipped) when it is not
+/// installed and [`axe_required`] is false.
 pub(crate) fn axe_source() -> Option<String> {
     let path = std::env::var_os("AGENTX_AXE")
         .map(PathBuf::from)
         .unwrap_or_else(|| support::repo().join("target/axe/node_modules/axe-core/axe.min.js"));
     match std::fs::read_to_string(&path) {
         Ok(s) => Some(s),
-        Err(_) if std::env::var_os("AGENTX_REQUIRE_BROWSER").is_some() => panic!(
-            "{} is missing: run `npm install --no-save --prefix target/axe axe-core@4` \
-             (AGENTX_REQUIRE_BROWSER is set)",
+        Err(e) if axe_required() => panic!(
+            "axe-core is required here (CI, AGENTX_REQUIRE_BROWSER or AGENTX_REQUIRE_SHARED=1) \
+             but {} cannot be read ({e}): run `npm install --no-save --prefix target/axe axe-core@4`",
             path.display()
         ),
         Err(_) => {
@@ -144,6 +159,11 @@ impl Sites {
 /// The largest deployment chapter of the sample (60 command sets).
 const DEPLOYMENT: &str = "models/muse-spark-open/musespark-fp4-gb200-sglang-agentic-dflash-0.html";
 const MODEL: &str = "models/deepseek-v4.1.html";
+/// The model page at its lane table, and a command set with Env Vars and two
+/// processes, for the screenshots.
+const MODEL_LANES: &str = "models/deepseek-v4.1.html#deployments";
+const DEPLOYMENT_SET: &str = "models/muse-spark-open/musespark-fp4-gb200-sglang-agentic-dflash-0.html\
+                              #musespark-fp4-gb200-sglang-agentic-dflash-0-c1-mooncake-sglang";
 
 fn shot_dir() -> PathBuf {
     support::repo().join("target/browser-test/chrome")
@@ -171,6 +191,7 @@ fn browser_chrome_accessibility_and_layout() {
         ("single-file export", Sites::url(&sites.single, "book.html")),
     ];
     axe_finds_a_planted_violation(&d, &axe, &pages[0].1);
+    browser_focus::planted_control_is_caught(&d);
     let mut problems = Vec::new();
     for dark in [false, true] {
         let scheme = if dark { "dark" } else { "light" };
@@ -189,6 +210,10 @@ fn browser_chrome_accessibility_and_layout() {
                 t.elapsed().as_millis()
             );
             problems.extend(v.into_iter().map(|v| format!("{kind} ({scheme}): {v}")));
+            problems.extend(browser_focus::controls_and_focus(
+                &d,
+                &format!("{kind} ({scheme})"),
+            ));
         }
         // The search panel open, with results and badges.
         d.goto(&pages[1].1);
@@ -202,6 +227,10 @@ fn browser_chrome_accessibility_and_layout() {
             v.into_iter()
                 .map(|v| format!("search panel ({scheme}): {v}")),
         );
+        problems.extend(browser_focus::controls_and_focus(
+            &d,
+            &format!("search panel ({scheme})"),
+        ));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     phone_layout(&d, &sites);
@@ -269,6 +298,8 @@ fn phone_layout(d: &Driver, sites: &Sites) {
         );
         eprintln!("390 px, {page}: first heading at {top} px");
         assert_no_button_covers_code(d, page);
+        let p = browser_focus::controls_and_focus(d, &format!("390 px, {page}"));
+        assert!(p.is_empty(), "{}", p.join("\n"));
     }
     sidebar_toggles(d);
 }
@@ -429,6 +460,15 @@ fn screenshots(d: &Driver, sites: &Sites) {
         Shot("landing-1400", 1400, 900, false, "index.html", None),
         Shot("model-1400", 1400, 900, false, MODEL, None),
         Shot("deployment-1400-dark", 1400, 900, true, DEPLOYMENT, None),
+        Shot("model-lanes-1400", 1400, 900, false, MODEL_LANES, None),
+        Shot(
+            "deployment-set-1400",
+            1400,
+            900,
+            false,
+            DEPLOYMENT_SET,
+            None,
+        ),
         Shot(
             "search-1400-dark",
             1400,
@@ -440,6 +480,15 @@ fn screenshots(d: &Driver, sites: &Sites) {
         Shot("landing-390", 390, 844, false, "index.html", None),
         Shot("model-390-dark", 390, 844, true, MODEL, None),
         Shot("deployment-390", 390, 844, false, DEPLOYMENT, None),
+        Shot("model-lanes-390", 390, 844, false, MODEL_LANES, None),
+        Shot(
+            "deployment-set-390-dark",
+            390,
+            844,
+            true,
+            DEPLOYMENT_SET,
+            None,
+        ),
         Shot(
             "search-390",
             390,

@@ -5,6 +5,7 @@
 
 mod browser;
 mod browser_chrome;
+mod browser_focus;
 mod browser_search;
 mod check;
 mod cli;
