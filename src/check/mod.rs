@@ -42,8 +42,14 @@ pub(crate) fn check_library(lib: &Library, registries: &mut Registries) -> Resul
 pub fn run(root: &Path) -> Result<CheckReport> {
     let dir = BookDir::open(root)?;
     let config = RegistryConfig::from_toml(dir.agentx.registries.as_ref())?;
-    let mut registries = Registries::new(root, config)?;
-    let mut lib = Some(Library::load(root, &dir.agentx.data_dir)?);
+    let mut registries = Registries::new(root, dir.bounds.clone(), config)?;
+    let bounds = dir.bounds.clone();
+    let mut lib = Some(Library::open(
+        root,
+        &dir.agentx.data_dir,
+        bounds,
+        crate::preprocessor::Residency::Resident,
+    )?);
     if let Some(l) = &lib
         && !l.failures().is_empty()
     {

@@ -4,9 +4,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 use super::registry::Registry;
+use crate::util::fs::Bounds;
 
 /// `[preprocessor.agentx.registries]` of `book.toml`.
 #[derive(Debug, Clone, Default)]
@@ -64,14 +65,17 @@ impl RegistryConfig {
 /// Loads registries on demand and picks the one for an (image, entry point).
 pub(crate) struct Registries {
     root: PathBuf,
+    /// Registry files are read inside the book, like everything else.
+    bounds: Bounds,
     config: RegistryConfig,
     loaded: HashMap<PathBuf, Registry>,
 }
 
 impl Registries {
-    pub(crate) fn new(root: &Path, config: RegistryConfig) -> Result<Registries> {
+    pub(crate) fn new(root: &Path, bounds: Bounds, config: RegistryConfig) -> Result<Registries> {
         let mut r = Registries {
             root: root.to_path_buf(),
+            bounds,
             config,
             loaded: HashMap::new(),
         };
@@ -87,7 +91,11 @@ impl Registries {
     fn load(&mut self, rel: &Path) -> Result<&Registry> {
         let path = self.root.join(rel);
         if !self.loaded.contains_key(&path) {
-            let reg = Registry::load(&path)?;
+            let text = self
+                .bounds
+                .read_to_string(&path)
+                .with_context(|| format!("flag registry {}", rel.display()))?;
+            let reg = Registry::parse(&text, &path)?;
             self.loaded.insert(path.clone(), reg);
         }
         Ok(&self.loaded[&path])

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -87,12 +87,6 @@ pub(crate) enum Lookup {
 }
 
 impl Registry {
-    pub(crate) fn load(path: &Path) -> Result<Registry> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read flag registry {}", path.display()))?;
-        Registry::parse(&text, path)
-    }
-
     pub(crate) fn parse(text: &str, path: &Path) -> Result<Registry> {
         let file: RegistryFile =
             serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text))

@@ -14,6 +14,10 @@ pub(super) struct Args {
     /// Output directory (default: [build] build-dir of book.toml, usually `book`).
     #[arg(short = 'd', long = "dest-dir")]
     dest: Option<PathBuf>,
+    /// Allow an output directory outside the book (refused otherwise, so that
+    /// a book.toml from a pull request cannot write anywhere).
+    #[arg(long)]
+    allow_dest_outside: bool,
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
@@ -21,6 +25,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
         &args.book_dir,
         &BuildOptions {
             dest: args.dest,
+            allow_dest_outside: args.allow_dest_outside,
             ..Default::default()
         },
     )?;

@@ -23,6 +23,11 @@ pub(super) struct Args {
     /// Poll the files instead of using native change notification.
     #[arg(long)]
     poll: bool,
+    /// Also answer requests for this host name (repeatable). By default only
+    /// localhost, 127.0.0.1, [::1] and the bound address are answered, so a
+    /// web page cannot read the preview through a name it controls.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
@@ -33,6 +38,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
             port: args.port,
             open: args.open,
             watch: watch_mode(args.poll),
+            allow_hosts: args.allow_hosts,
         },
     )?;
     Ok(ExitCode::SUCCESS)

@@ -13,6 +13,10 @@ pub(super) struct Args {
     /// Output directory (default: [build] build-dir of book.toml).
     #[arg(short = 'd', long = "dest-dir")]
     dest: Option<PathBuf>,
+    /// Allow an output directory outside the book (refused otherwise, so that
+    /// a book.toml from a pull request cannot write anywhere).
+    #[arg(long)]
+    allow_dest_outside: bool,
     /// Poll the files instead of using native change notification.
     #[arg(long)]
     poll: bool,
@@ -22,6 +26,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     mdbook_agentx::watch(
         &args.book_dir,
         args.dest,
+        args.allow_dest_outside,
         super::serve::watch_mode(args.poll),
     )?;
     Ok(ExitCode::SUCCESS)

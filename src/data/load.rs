@@ -18,8 +18,10 @@ pub(crate) struct Loaded {
 
 /// Reads and parses one data file; errors name the file and the JSON path.
 pub(crate) fn load_file(path: &Path) -> Result<Loaded> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    // A file named on the command line: any path, but a regular file of
+    // bounded size (`/dev/zero` or a FIFO must not take memory or hang).
+    let max = crate::util::fs::DEFAULT_MAX_FILE_MIB << 20;
+    let text = crate::util::fs::read_regular_to_string(path, max)?;
     parse_str(&text, path)
 }
 

@@ -92,7 +92,13 @@ pub(crate) fn expand_book(
     }
     if lib.is_none() {
         let s = settings;
-        *lib = Some(Library::open(s.root, &s.agentx.data_dir, s.residency)?);
+        let bounds = s.agentx.bounds(s.root)?;
+        *lib = Some(Library::open(
+            s.root,
+            &s.agentx.data_dir,
+            bounds,
+            s.residency,
+        )?);
     }
     let library = lib.as_ref().expect("opened above");
     let mut warnings = Vec::new();

@@ -1,9 +1,11 @@
 //! `[preprocessor.agentx]` of `book.toml`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde::Deserialize;
+
+use crate::util::fs::{Bounds, DEFAULT_MAX_FILE_MIB};
 
 /// What to do when a directive cannot be expanded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -28,6 +30,14 @@ pub(crate) struct AgentxConfig {
     /// Flag registries for `check` (`[preprocessor.agentx.registries]`).
     #[serde(default)]
     pub registries: Option<toml::Value>,
+    /// Read files that resolve outside the book root (symlinks, absolute
+    /// paths, `..`). Off: a book from a pull request must not read the
+    /// runner's files.
+    #[serde(default)]
+    pub allow_outside: bool,
+    /// The largest file a build reads, in MiB.
+    #[serde(default = "default_max_file_mib")]
+    pub max_file_mib: u64,
     // mdBook's own keys for every preprocessor table; read by mdBook, not by
     // us, and listed so that `deny_unknown_fields` accepts them.
     #[allow(dead_code)]
@@ -51,12 +61,28 @@ fn default_data_dir() -> PathBuf {
     PathBuf::from("content/agentx")
 }
 
+fn default_max_file_mib() -> u64 {
+    DEFAULT_MAX_FILE_MIB
+}
+
+impl AgentxConfig {
+    /// What a build of the book at `root` may read, by this configuration.
+    pub(crate) fn bounds(&self, root: &Path) -> Result<Bounds> {
+        if self.max_file_mib == 0 {
+            bail!("[preprocessor.agentx] max-file-mib must be at least 1");
+        }
+        Bounds::new(root, self.allow_outside, self.max_file_mib)
+    }
+}
+
 impl Default for AgentxConfig {
     fn default() -> Self {
         AgentxConfig {
             data_dir: default_data_dir(),
             on_error: OnError::Fail,
             registries: None,
+            allow_outside: false,
+            max_file_mib: DEFAULT_MAX_FILE_MIB,
             command: None,
             renderers: None,
             before: None,

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::data;
 use crate::decode::{self, DecodedPage};
-use crate::util::fs::shown_path;
+use crate::util::fs::{Bounds, shown_path};
 use crate::util::text::closest;
 
 /// Why a data file is not in the library.
@@ -59,10 +59,13 @@ pub(crate) enum Residency {
 }
 
 /// Every data file of the data directory, by page name, plus files named by `data=`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Library {
     root: PathBuf,
     dir: PathBuf,
+    /// What may be read: the data directory, every data file and every
+    /// `data=` file must resolve inside the book.
+    bounds: Bounds,
     residency: Residency,
     /// Page name → data file.
     by_page: BTreeMap<String, PathBuf>,
@@ -76,25 +79,25 @@ pub struct Library {
 }
 
 impl Library {
-    /// Loads and decodes every data file under `data_dir` (relative to `root`).
+    /// Loads and decodes every data file under `data_dir` (relative to
+    /// `root`), reading only inside the book (files up to the default size).
     pub fn load(root: &Path, data_dir: &Path) -> Result<Library> {
-        Library::open(root, data_dir, Residency::Resident)
+        Library::open(root, data_dir, Bounds::strict(root)?, Residency::Resident)
     }
 
     /// Indexes every data file under `data_dir` by page name; each is decoded
     /// when a directive uses it.
     pub fn index(root: &Path, data_dir: &Path) -> Result<Library> {
-        Library::open(root, data_dir, Residency::OnDemand)
+        Library::open(root, data_dir, Bounds::strict(root)?, Residency::OnDemand)
     }
 
-    pub(crate) fn open(root: &Path, data_dir: &Path, residency: Residency) -> Result<Library> {
+    pub(crate) fn open(
+        root: &Path,
+        data_dir: &Path,
+        bounds: Bounds,
+        residency: Residency,
+    ) -> Result<Library> {
         let dir = root.join(data_dir);
-        let mut lib = Library {
-            root: root.to_path_buf(),
-            dir: dir.clone(),
-            residency,
-            ..Library::default()
-        };
         if !dir.is_dir() {
             bail!(
                 "data directory {} does not exist; set `data-dir` under [preprocessor.agentx] in \
@@ -102,7 +105,20 @@ impl Library {
                 dir.display()
             );
         }
-        for path in data::data_files_in(&dir)? {
+        let setting = || format!("data-dir = {:?} under [preprocessor.agentx]", data_dir);
+        bounds.resolve(&dir).with_context(setting)?;
+        let files = bounds.files_below(&dir, |_| false).with_context(setting)?;
+        let mut lib = Library {
+            root: root.to_path_buf(),
+            dir,
+            bounds,
+            residency,
+            by_page: BTreeMap::new(),
+            entries: HashMap::new(),
+            failed: BTreeMap::new(),
+            warned: Mutex::new(HashSet::new()),
+        };
+        for path in files.into_iter().filter(|p| data::is_data_file(p)) {
             lib.insert(path);
         }
         Ok(lib)
@@ -134,8 +150,9 @@ impl Library {
             },
             Residency::OnDemand => {
                 let shown = shown_path(&path);
-                let name = std::fs::read_to_string(&path)
-                    .with_context(|| format!("cannot read {}", shown.display()))
+                let name = self
+                    .bounds
+                    .read_to_string(&path)
                     .and_then(|text| data::page_name(&text, &shown));
                 match name {
                     Ok(model) => model,
@@ -247,8 +264,7 @@ impl Library {
     fn load_entry(&self, path: &Path) -> Result<DecodedPage> {
         // Messages name the file as the user would type it, not by its absolute path.
         let shown = shown_path(path);
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", shown.display()))?;
+        let text = self.bounds.read_to_string(path)?;
         let decoded = decode::decode_str(&text, &shown)?;
         if !decoded.ignored.is_empty()
             && self

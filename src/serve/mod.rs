@@ -13,6 +13,7 @@
 //! May use: `site` (the engine and the builder), `util`.
 
 mod http;
+mod pool;
 mod reload;
 mod watcher;
 
@@ -29,7 +30,7 @@ use self::http::*;
 use self::reload::*;
 use self::watcher::*;
 use crate::site::engine::{Change, Engine};
-use crate::site::{BuildOptions, write_atomically};
+use crate::site::{BuildOptions, output_dir, write_atomically};
 
 /// How file changes are noticed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +52,9 @@ pub struct ServeOptions {
     pub open: bool,
     /// How file changes are noticed.
     pub watch: WatchMode,
+    /// Host names requests may use besides `localhost`, `127.0.0.1`,
+    /// `[::1]` and the bound address (a name the machine is reached by).
+    pub allow_hosts: Vec<String>,
 }
 
 /// Builds, serves and rebuilds on change until the process is stopped.
@@ -66,14 +70,7 @@ pub fn serve(root: &Path, opts: &ServeOptions) -> Result<()> {
         .with_context(|| format!("cannot listen on {}:{}", opts.bind, opts.port))?;
     let addr = listener.local_addr()?;
     let mut engine = Engine::open(root)?;
-    let shared = Arc::new(Shared {
-        site: RwLock::new(Served {
-            files: HashMap::new(),
-            error: None,
-            generation: 0,
-        }),
-        clients: Mutex::new(Vec::new()),
-    });
+    let shared = Arc::new(Shared::new(AllowedHosts::new(addr, &opts.allow_hosts)));
     let watcher = BookWatcher::start(&engine, opts.watch)?;
     rebuild_into(&mut engine, &shared, &[Change::Content], None);
     let host = match addr.ip() {
@@ -85,24 +82,33 @@ pub fn serve(root: &Path, opts: &ServeOptions) -> Result<()> {
     if opts.open {
         open_browser(&url);
     }
-    let accept = Arc::clone(&shared);
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let shared = Arc::clone(&accept);
-            std::thread::spawn(move || {
-                let _ = handle(stream, &shared);
-            });
-        }
+    let for_pool = Arc::clone(&shared);
+    let handler = Arc::new(move |stream| {
+        let _ = handle(stream, &for_pool);
     });
+    std::thread::Builder::new()
+        .name("agentx-accept".into())
+        .spawn(move || {
+            let pool = pool::Pool::new(pool::MAX_WORKERS, pool::spawn_thread, handler);
+            pool::accept_loop(&listener, &pool);
+        })
+        .context("cannot start the server thread")?;
     watcher.run(&mut engine, |engine, changes, first_event| {
         rebuild_into(engine, &shared, changes, Some(first_event));
     })
 }
 
-/// Rebuilds on change and writes the site to disk, without a server.
-pub fn watch(root: &Path, dest: Option<PathBuf>, mode: WatchMode) -> Result<()> {
+/// Rebuilds on change and writes the site to disk, without a server. The
+/// output directory is `dest` or `[build] build-dir`, inside the book unless
+/// `allow_dest_outside`.
+pub fn watch(
+    root: &Path,
+    dest: Option<PathBuf>,
+    allow_dest_outside: bool,
+    mode: WatchMode,
+) -> Result<()> {
     let mut engine = Engine::open(root)?;
-    let out = dest.unwrap_or_else(|| root.join(&engine.dir().config.build.build_dir));
+    let out = output_dir(engine.dir(), dest.as_deref(), allow_dest_outside)?;
     let write = |engine: &mut Engine, changes: &[Change], first: Option<Instant>| {
         let what: Vec<String> = changes.iter().map(|c| c.describe(root)).collect();
         match engine.rebuild(changes, &BuildOptions::default()) {
@@ -139,8 +145,8 @@ fn since(first: Option<Instant>) -> String {
 fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first: Option<Instant>) {
     let generation = shared.site.read().expect("site lock").generation + 1;
     let opts = BuildOptions {
-        dest: None,
         extra_script: Some(live_reload_script(generation)),
+        ..BuildOptions::default()
     };
     let what: Vec<String> = changes
         .iter()
@@ -213,11 +219,31 @@ struct Served {
 struct Shared {
     site: RwLock<Served>,
     clients: Mutex<Vec<Sender<String>>>,
+    /// Host header values the server answers.
+    hosts: AllowedHosts,
+    /// Live-reload streams open now.
+    event_streams: std::sync::atomic::AtomicUsize,
 }
 
 impl Shared {
+    fn new(hosts: AllowedHosts) -> Shared {
+        Shared {
+            site: RwLock::new(Served {
+                files: HashMap::new(),
+                error: None,
+                generation: 0,
+            }),
+            clients: Mutex::new(Vec::new()),
+            hosts,
+            event_streams: Default::default(),
+        }
+    }
+
     fn broadcast(&self, event: &str) {
         let mut clients = self.clients.lock().expect("clients lock");
         clients.retain(|c| c.send(event.to_string()).is_ok());
     }
 }
+
+#[cfg(test)]
+mod tests;

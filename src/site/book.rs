@@ -10,6 +10,7 @@ use mdbook_summary::{Link, SummaryItem, parse_summary};
 use serde::Deserialize;
 
 use crate::preprocessor::AgentxConfig;
+use crate::util::fs::{Bounds, is_plain_relative};
 
 /// `book.toml`, the parts this tool reads. Other tables (mdBook's renderers and
 /// preprocessors) are allowed and ignored.
@@ -105,18 +106,16 @@ pub(crate) struct BookDir {
     pub root: PathBuf,
     pub config: BookToml,
     pub agentx: AgentxConfig,
+    /// What a build of this book may read (`allow-outside`, `max-file-mib`).
+    pub bounds: Bounds,
 }
 
 impl BookDir {
     pub(crate) fn open(root: &Path) -> Result<BookDir> {
         let path = root.join("book.toml");
-        let text = std::fs::read_to_string(&path).with_context(|| {
-            format!(
-                "cannot read {}: is {} a book directory?",
-                path.display(),
-                root.display()
-            )
-        })?;
+        let text = Bounds::strict(root)
+            .and_then(|b| b.read_to_string(&path))
+            .with_context(|| format!("is {} a book directory?", root.display()))?;
         let config: BookToml =
             toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         let agentx = match config.preprocessor.get("agentx") {
@@ -126,10 +125,14 @@ impl BookDir {
                 .map_err(|e| anyhow!("{}: [preprocessor.agentx]: {e}", path.display()))?,
             None => AgentxConfig::default(),
         };
+        let bounds = agentx
+            .bounds(root)
+            .map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
         Ok(BookDir {
             root: root.to_path_buf(),
             config,
             agentx,
+            bounds,
         })
     }
 
@@ -149,8 +152,7 @@ impl BookDir {
     pub(crate) fn load_book(&self) -> Result<Book> {
         let src = self.src_dir();
         let summary_path = src.join("SUMMARY.md");
-        let text = std::fs::read_to_string(&summary_path)
-            .with_context(|| format!("cannot read {}", summary_path.display()))?;
+        let text = self.bounds.read_to_string(&summary_path)?;
         let summary =
             parse_summary(&text).map_err(|e| anyhow!("{}: {e:#}", summary_path.display()))?;
         let mut items = Vec::new();
@@ -204,15 +206,29 @@ impl BookDir {
     ) -> Result<Chapter> {
         let mut ch = match &link.location {
             Some(loc) => {
-                let file = src.join(loc);
-                let content = std::fs::read_to_string(&file).map_err(|e| {
-                    let line = summary_text
+                let line = || {
+                    summary_text
                         .lines()
                         .position(|l| l.contains(&format!("({})", loc.display())))
                         .map(|i| format!(":{}", i + 1))
-                        .unwrap_or_default();
+                        .unwrap_or_default()
+                };
+                if !is_plain_relative(loc) {
+                    bail!(
+                        "{summary_display}{}: chapter `{}` points to {}, which is not inside the \
+                         source directory: chapter paths are relative to it, without `..` or a \
+                         leading `/`; move the file into {} and link it from there",
+                        line(),
+                        link.name,
+                        loc.display(),
+                        self.display_path(src)
+                    );
+                }
+                let file = src.join(loc);
+                let content = self.bounds.read_to_string(&file).map_err(|e| {
                     anyhow!(
-                        "{summary_display}{line}: chapter `{}` points to {}, which cannot be read ({e}); create the file or fix the link",
+                        "{summary_display}{}: chapter `{}` points to {}, which cannot be read ({e:#}); create the file or fix the link",
+                        line(),
                         link.name,
                         self.display_path(&file)
                     )
@@ -240,14 +256,17 @@ impl BookDir {
 }
 
 /// The data files of `paths`: a book directory (holding `book.toml`) gives
-/// the files of its data directory, a directory the files in or below it, a
-/// file itself.
+/// the files of its data directory (which must be inside the book), a
+/// directory the files in or below it, a file itself.
 pub fn data_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for p in paths {
         if p.join("book.toml").is_file() {
             let dir = BookDir::open(p)?;
-            files.extend(crate::data::data_files_in(&p.join(&dir.agentx.data_dir))?);
+            let data_dir = p.join(&dir.agentx.data_dir);
+            let mut found = dir.bounds.files_below(&data_dir, |_| false)?;
+            found.retain(|f| crate::data::is_data_file(f));
+            files.extend(found);
         } else if p.is_dir() {
             files.extend(crate::data::data_files_in(p)?);
         } else {

@@ -15,12 +15,12 @@ use super::markdown::LinkMode;
 use super::theme::Theme;
 use super::*;
 use crate::preprocessor::Residency;
-use crate::util::fs::files_below;
+use crate::util::fs::is_plain_relative;
 
 impl Site {
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
     pub(crate) fn render_files(&self, opts: &BuildOptions) -> Result<Vec<SiteFile>> {
-        let theme = Theme::load(&self.dir.root)?;
+        let theme = Theme::load(&self.dir.root, &self.dir.bounds)?;
         Ok(self
             .render_with(&theme, &mut RenderCache::default(), opts)?
             .files)
@@ -192,10 +192,19 @@ impl Site {
             out.put(&Path::new("theme").join(name), bytes.to_vec())?;
         }
         let html = &self.dir.config.output.html;
-        for extra in html.additional_css.iter().chain(&html.additional_js) {
+        let css = html.additional_css.iter().map(|p| ("additional-css", p));
+        for (key, extra) in css.chain(html.additional_js.iter().map(|p| ("additional-js", p))) {
+            // Written at the same path in the site, so it must stay below both roots.
+            if !is_plain_relative(extra) {
+                bail!(
+                    "[output.html] {key} {:?}: the path must be relative to the book root, \
+                     without `..` or a leading `/` (it is copied to the same path in the site)",
+                    extra
+                );
+            }
             let p = self.dir.root.join(extra);
-            let bytes = std::fs::read(&p).with_context(|| {
-                format!("[output.html] names {}, which cannot be read", p.display())
+            let bytes = self.dir.bounds.read(&p).with_context(|| {
+                format!("[output.html] {key} names {}", self.dir.display_path(&p))
             })?;
             out.put(extra, bytes)?;
         }
@@ -248,10 +257,10 @@ impl Site {
         let src = self.dir.src_dir();
         let data_dir = self.dir.root.join(&self.dir.agentx.data_dir);
         let mut out = Vec::new();
-        for p in files_below(&src, |p| p.starts_with(&data_dir))? {
+        let bounds = &self.dir.bounds;
+        for p in bounds.files_below(&src, |p| p.starts_with(&data_dir))? {
             if p.extension().is_none_or(|e| e != "md") {
-                let bytes = std::fs::read(&p)
-                    .with_context(|| format!("cannot read {}", self.dir.display_path(&p)))?;
+                let bytes = bounds.read(&p)?;
                 let rel = p.strip_prefix(&src).expect("under src").to_path_buf();
                 out.push(SiteFile { path: rel, bytes });
             }
@@ -279,13 +288,9 @@ pub(crate) fn build_inspected(
 ) -> Result<(BuildReport, Vec<String>)> {
     let start = Instant::now();
     let dir = BookDir::open(root)?;
-    let out_dir = opts
-        .dest
-        .clone()
-        .unwrap_or_else(|| root.join(&dir.config.build.build_dir));
-    check_output_dir(root, &dir.src_dir(), &out_dir)?;
+    let out_dir = output_dir(&dir, opts.dest.as_deref(), opts.allow_dest_outside)?;
     // Templates first: a template error should not wait for the expansion.
-    let theme = Theme::load(&dir.root)?;
+    let theme = Theme::load(&dir.root, &dir.bounds)?;
     let stage = Staging::create(&out_dir)?;
     let manifest_path = stage.path().join(crate::manifest::MANIFEST);
     let file = std::fs::File::create(&manifest_path)
@@ -339,17 +344,40 @@ pub(crate) fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
     Ok(crate::manifest::Manifest::new(entries))
 }
 
-/// Refuses output directories that would replace the book itself.
-fn check_output_dir(root: &Path, src: &Path, out: &Path) -> Result<()> {
-    let abs = |p: &Path| std::path::absolute(p).map(|p| crate::util::fs::normalize(&p));
-    let (root, src, out) = (abs(root)?, abs(src)?, abs(out)?);
-    if out == root || root.starts_with(&out) || src.starts_with(&out) || out.starts_with(&src) {
+/// The output directory of a build: `dest`, or `[build] build-dir` of
+/// `book.toml`. It must lie inside the book unless `allow_outside` (a
+/// `build-dir` from a pull request must not write anywhere the runner can),
+/// and must not replace the book or its sources.
+pub(crate) fn output_dir(
+    dir: &BookDir,
+    dest: Option<&Path>,
+    allow_outside: bool,
+) -> Result<PathBuf> {
+    let (out, origin) = match dest {
+        Some(d) => (d.to_path_buf(), "-d"),
+        None => (
+            dir.root.join(&dir.config.build.build_dir),
+            "[build] build-dir",
+        ),
+    };
+    let real = crate::util::fs::resolve_output_dir(&out)?;
+    let root = dir.bounds.root();
+    if !allow_outside && !real.starts_with(root) {
         bail!(
-            "output directory {} would overwrite the book or its sources; choose another with -d",
-            out.display()
+            "output directory {} ({origin}) is outside the book ({}); pass \
+             --allow-dest-outside to write there",
+            real.display(),
+            root.display()
         );
     }
-    Ok(())
+    let src = crate::util::fs::resolve_existing_part(&dir.src_dir())?;
+    if real == root || root.starts_with(&real) || src.starts_with(&real) || real.starts_with(&src) {
+        bail!(
+            "output directory {} would overwrite the book or its sources; choose another with -d",
+            real.display()
+        );
+    }
+    Ok(out)
 }
 
 /// What every page of one render shares.

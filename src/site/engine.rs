@@ -168,7 +168,7 @@ impl Engine {
         let dir = BookDir::open(root)?;
         Ok(Engine {
             root: root.to_path_buf(),
-            theme: Theme::load(root).map_err(|e| format!("{e:#}")),
+            theme: Theme::load(root, &dir.bounds).map_err(|e| format!("{e:#}")),
             dir,
             library: None,
             config_error: None,
@@ -193,7 +193,9 @@ impl Engine {
         for d in ["templates", "theme"] {
             v.push(root(self.root.join(d), true));
         }
-        v.retain(|r| r.path.exists());
+        // A directory outside the book is not read (the build says why), so
+        // not watched either: `data-dir = "/"` must not watch the whole disk.
+        v.retain(|r| r.path.exists() && self.dir.bounds.admits(&r.path));
         v
     }
 
@@ -246,11 +248,13 @@ impl Engine {
                         Err(e) => self.config_error = Some(format!("{e:#}")),
                     }
                     self.library = None;
-                    self.theme = Theme::load(&self.root).map_err(|e| format!("{e:#}"));
+                    self.theme =
+                        Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
                     self.cache.clear();
                 }
                 Change::Theme => {
-                    self.theme = Theme::load(&self.root).map_err(|e| format!("{e:#}"));
+                    self.theme =
+                        Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
                     self.cache.clear_pages();
                 }
                 Change::Data(paths) => {

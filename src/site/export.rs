@@ -120,6 +120,8 @@ pub(crate) fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
 pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
     let opts = BuildOptions {
         dest: Some(out.to_path_buf()),
+        // OUT is required on the command line, never read from book.toml.
+        allow_dest_outside: true,
         ..BuildOptions::default()
     };
     let (report, mut problems) = super::build_inspected(root, &opts, &offline_problems_in)?;
@@ -143,7 +145,7 @@ fn chapter_prefix(path: &Path) -> String {
 /// every id prefixed by its chapter so anchors stay unique and links work.
 pub fn single_file(root: &Path) -> Result<String> {
     let site = Site::load(root)?;
-    let theme = Theme::load(root)?;
+    let theme = Theme::load(root, &site.dir.bounds)?;
     let prefixes: HashMap<PathBuf, String> = site
         .pages
         .iter()

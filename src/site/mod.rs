@@ -21,6 +21,7 @@ pub(crate) mod links;
 pub(crate) mod markdown;
 mod output;
 mod overview;
+mod publish;
 mod search;
 mod sidebar;
 mod table;
@@ -38,7 +39,7 @@ use self::book::BookDir;
 use crate::preprocessor::{self, Residency};
 
 pub use self::build::build;
-pub(crate) use self::build::{book_manifest, build_inspected};
+pub(crate) use self::build::{book_manifest, build_inspected, output_dir};
 use self::cache::CacheKeys;
 pub(crate) use self::cache::RenderCache;
 use self::layout::redirect_html;
@@ -56,6 +57,8 @@ pub struct BuildOptions {
     pub dest: Option<PathBuf>,
     /// A script added to every page (the live-reload client of `serve`).
     pub extra_script: Option<String>,
+    /// Allow an output directory outside the book (`--allow-dest-outside`).
+    pub allow_dest_outside: bool,
 }
 
 /// What a build produced.

@@ -1,12 +1,16 @@
-//! Where rendered files go: memory, or a staging directory swapped in whole.
+//! Where rendered files go: memory, or a staging directory published whole
+//! ([`super::publish`]).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, bail};
 use tempfile::TempDir;
+
+use super::publish::{RANDOM_LEN, parent_and_name, publish, staging_prefix};
+use crate::util::fs::{is_plain_relative, resolve_output_dir};
 
 /// Where rendered files go: memory (`serve`, `export`, `check`) or a
 /// staging directory (`build`). Pages arrive from several threads.
@@ -66,8 +70,9 @@ impl FileSink for Inspected<'_> {
     }
 }
 
-/// Writes every file into a fresh directory beside `out`, then swaps it in, so
-/// a failed build never leaves a half-written site.
+/// Writes every file into a fresh directory beside `out`, then publishes it
+/// (see [`super::publish`]), so a failed build never leaves a half-written
+/// site and a reader never meets a missing file.
 pub(crate) fn write_atomically(out: &Path, files: &[SiteFile]) -> Result<()> {
     let stage = Staging::create(out)?;
     for f in files {
@@ -78,10 +83,11 @@ pub(crate) fn write_atomically(out: &Path, files: &[SiteFile]) -> Result<()> {
 }
 
 /// A fresh directory beside the output directory that a build writes into,
-/// then swaps in whole; dropped without [`Staging::commit`] (an error, a
+/// then publishes whole; dropped without [`Staging::commit`] (an error, a
 /// panic), it is removed and the old site stays as it was. A build killed
-/// outright leaves its `.<name>.staging.*` directory behind.
+/// outright leaves its `.<name>.staging-<random>` directory behind.
 pub(crate) struct Staging {
+    /// The output directory, its parent resolved.
     out: PathBuf,
     tmp: TempDir,
     /// Directories already created.
@@ -92,10 +98,12 @@ pub(crate) struct Staging {
 
 /// A new directory in `parent` named `<prefix><random>`, removed on drop;
 /// created with the mode any new directory gets (not tempfile's private
-/// one), since it becomes the published site.
+/// one), since it becomes the published site. The random part is unique per
+/// build, not per process: two builds in two containers (both PID 1) must
+/// not share it.
 fn temp_dir_in(parent: &Path, prefix: &str) -> Result<TempDir> {
     let mut b = tempfile::Builder::new();
-    b.prefix(prefix);
+    b.prefix(prefix).rand_bytes(RANDOM_LEN);
     #[cfg(unix)]
     b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o777));
     b.tempdir_in(parent)
@@ -104,11 +112,11 @@ fn temp_dir_in(parent: &Path, prefix: &str) -> Result<TempDir> {
 
 impl Staging {
     pub(crate) fn create(out: &Path) -> Result<Staging> {
-        let out = std::path::absolute(out)?;
+        let out = resolve_output_dir(out)?;
         let (parent, name) = parent_and_name(&out)?;
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
-        let tmp = temp_dir_in(parent, &format!(".{name}.staging."))?;
+        let tmp = temp_dir_in(parent, &staging_prefix(&name))?;
         Ok(Staging {
             dirs: Mutex::new(HashSet::from([tmp.path().to_path_buf()])),
             out,
@@ -123,8 +131,15 @@ impl Staging {
         self.tmp.path()
     }
 
-    /// Writes one file at `rel`, creating its directory on first use.
+    /// Writes one file at `rel`, creating its directory on first use. `rel`
+    /// must stay below the site root: nothing is written outside it.
     pub(crate) fn write(&self, rel: &Path, bytes: &[u8]) -> Result<()> {
+        if !is_plain_relative(rel) {
+            bail!(
+                "refusing to write {}: the path leaves the output directory",
+                rel.display()
+            );
+        }
         let p = self.tmp.path().join(rel);
         if let Some(d) = p.parent()
             && !self.dirs.lock().expect("dirs lock").contains(d)
@@ -143,49 +158,20 @@ impl Staging {
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 
-    /// Swaps the staged site in; returns the number of files and bytes.
+    /// Publishes the staged site; returns the number of files and bytes.
     pub(crate) fn commit(self) -> Result<(usize, u64)> {
-        let (out, tmp) = (&self.out, self.tmp);
-        let moved = |e: std::io::Error| {
-            anyhow!(e).context(format!("cannot move the new site to {}", out.display()))
-        };
-        if out.exists() {
-            // The old site goes into a directory of its own, removed after the swap.
-            let (parent, name) = parent_and_name(out)?;
-            let aside = temp_dir_in(parent, &format!(".{name}.old."))?;
-            let old = aside.path().join("site");
-            std::fs::rename(out, &old)
-                .with_context(|| format!("cannot move {} aside", out.display()))?;
-            if let Err(e) = std::fs::rename(tmp.path(), out) {
-                let _ = std::fs::rename(&old, out);
-                return Err(moved(e));
-            }
-            let _now_the_site = tmp.keep();
-            aside
-                .close()
-                .with_context(|| format!("cannot remove {}", old.display()))?;
-        } else {
-            std::fs::rename(tmp.path(), out).map_err(moved)?;
-            let _now_the_site = tmp.keep();
-        }
-        Ok((
+        let counts = (
             self.files.load(Ordering::Relaxed),
             self.bytes.load(Ordering::Relaxed),
-        ))
+        );
+        let staged = self.tmp.keep();
+        if let Err(e) = publish(&staged, &self.out) {
+            // Renamed or not, what is left of it goes; the old site stays.
+            let _ = std::fs::remove_dir_all(&staged);
+            return Err(e);
+        }
+        Ok(counts)
     }
-}
-
-/// The directory holding `out`, and `out`'s name.
-fn parent_and_name(out: &Path) -> Result<(&Path, String)> {
-    let parent = out
-        .parent()
-        .ok_or_else(|| anyhow!("output directory has no parent"))?;
-    let name = out
-        .file_name()
-        .ok_or_else(|| anyhow!("output directory has no name"))?
-        .to_string_lossy()
-        .into_owned();
-    Ok((parent, name))
 }
 
 impl FileSink for Staging {
@@ -212,16 +198,17 @@ mod tests {
         stage.write(Path::new("a/b.html"), b"new").unwrap();
         assert_eq!(stage.commit().unwrap(), (1, 3));
         assert_eq!(std::fs::read(out.join("a/b.html")).unwrap(), b"new");
-        // Over an existing site: swapped whole, the old one gone.
+        // Nothing is written outside the staged site, whatever the path.
         let stage = Staging::create(&out).unwrap();
-        stage.write(Path::new("c.html"), b"newer").unwrap();
-        stage.commit().unwrap();
-        assert!(!out.join("a").exists() && out.join("c.html").is_file());
-        let names: Vec<_> = std::fs::read_dir(&root)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["site"]);
+        for rel in ["../x.html", "/tmp/x.html", "a/../../x.html", ""] {
+            let err = stage.write(Path::new(rel), b"x").unwrap_err();
+            assert!(
+                err.to_string().contains("leaves the output directory"),
+                "{rel}: {err}"
+            );
+        }
+        drop(stage);
+        assert!(!root.join("x.html").exists());
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

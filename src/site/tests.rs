@@ -21,6 +21,7 @@ fn build_into(book: &Path, out: &Path) -> anyhow::Result<BuildReport> {
         book,
         &BuildOptions {
             dest: Some(out.to_path_buf()),
+            allow_dest_outside: true,
             ..Default::default()
         },
     )

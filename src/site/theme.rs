@@ -4,10 +4,11 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use tera::Tera;
 
 use super::highlight;
+use crate::util::fs::Bounds;
 
 /// Default templates; a book overrides one by shipping `templates/<name>`.
 pub(crate) const TEMPLATES: [(&str, &str); 3] = [
@@ -37,8 +38,10 @@ pub(crate) struct Theme {
 }
 
 impl Theme {
-    /// Defaults, overridden by the book's `templates/` and `theme/` files.
-    pub(crate) fn load(root: &Path) -> Result<Theme> {
+    /// Defaults, overridden by the book's `templates/` and `theme/` files
+    /// (read inside `bounds`: a template or asset that is a symlink out of
+    /// the book, a FIFO or a device fails the load).
+    pub(crate) fn load(root: &Path, bounds: &Bounds) -> Result<Theme> {
         let mut tera = Tera::default();
         // tera's default escaper also escapes `/`, which spells every link
         // `models&#x2F;x.html`; escape only what HTML needs.
@@ -51,19 +54,12 @@ impl Theme {
                 format!("built-in {name}"),
             ));
         }
-        let dir = root.join("templates");
-        if dir.is_dir() {
-            for entry in
-                std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?
-            {
-                let p = entry?.path();
-                if p.extension().is_some_and(|e| e == "html") {
-                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
-                    let text = std::fs::read_to_string(&p)
-                        .with_context(|| format!("cannot read {}", p.display()))?;
-                    templates.retain(|(n, _, _)| *n != name);
-                    templates.push((name, text, p.display().to_string()));
-                }
+        for p in bounds.entries_of(&root.join("templates"))? {
+            if p.extension().is_some_and(|e| e == "html") {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                let text = bounds.read_to_string(&p)?;
+                templates.retain(|(n, _, _)| *n != name);
+                templates.push((name, text, p.display().to_string()));
             }
         }
         for (name, text, origin) in &templates {
@@ -78,19 +74,13 @@ impl Theme {
             HIGHLIGHT_CSS.to_string(),
             highlight_css().as_bytes().to_vec(),
         ));
-        let dir = root.join("theme");
-        if dir.is_dir() {
-            for entry in
-                std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?
-            {
-                let p = entry?.path();
-                if p.is_file() {
-                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
-                    let bytes = std::fs::read(&p)
-                        .with_context(|| format!("cannot read {}", p.display()))?;
-                    assets.retain(|(n, _)| *n != name);
-                    assets.push((name, bytes));
-                }
+        for p in bounds.entries_of(&root.join("theme"))? {
+            // Subdirectories are not assets; anything else must be a regular file.
+            if !p.is_dir() {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                let bytes = bounds.read(&p)?;
+                assets.retain(|(n, _)| *n != name);
+                assets.push((name, bytes));
             }
         }
         assets.sort();

@@ -137,6 +137,8 @@ src = "src"
 
 [preprocessor.agentx]
 data-dir = "data"
+# The registries are read where they are, in ../shared.
+allow-outside = true
 
 [preprocessor.agentx.registries]
 default = {{ "sglang.launch_server" = "{}", "dynamo.sglang" = "{}", "sglang_router.launch_router" = "{}", "dynamo.frontend" = "{}" }}

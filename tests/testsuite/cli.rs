@@ -174,7 +174,13 @@ fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
     let out = support::temp("cli-warn-out");
     let single = support::temp("cli-warn-single.html");
     for args in [
-        vec!["build", b.as_str(), "-d", out.to_str().unwrap()],
+        vec![
+            "build",
+            b.as_str(),
+            "-d",
+            out.to_str().unwrap(),
+            "--allow-dest-outside",
+        ],
         vec![
             "export",
             b.as_str(),

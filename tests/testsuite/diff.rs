@@ -113,12 +113,12 @@ fn cli_over_built_sites_and_git_refs() {
             String::from_utf8_lossy(&st.stderr)
         );
     };
-    run(&["build", "-d", "../old"]);
+    run(&["build", "-d", "../old", "--allow-dest-outside"]);
     git(&["init", "-q"]);
     git(&["add", "."]);
     git(&["commit", "-qm", "v1"]);
     std::fs::write(book.join("data/mini.json"), version_two(&v1)).unwrap();
-    run(&["build", "-d", "../new"]);
+    run(&["build", "-d", "../new", "--allow-dest-outside"]);
     let want = "| Mini-Test | 21 | 4 | 6 | 3 |";
     assert!(run(&["diff", "../old", "../new"]).contains(want));
     assert!(

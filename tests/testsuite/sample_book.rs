@@ -285,6 +285,8 @@ fn search_index_is_a_quarter_of_mdbooks(mdbook_out: &Path) {
     let ours_dir = support::temp("index-size");
     let opts = mdbook_agentx::BuildOptions {
         dest: Some(ours_dir.to_path_buf()),
+        // A scratch directory outside the repository, on purpose.
+        allow_dest_outside: true,
         ..Default::default()
     };
     mdbook_agentx::build(&support::repo(), &opts).unwrap();

@@ -1,7 +1,7 @@
 //! `serve` end to end: the binary on an ephemeral loopback port, a live-reload
 //! event stream, edits to the book on disk, and hostile request paths.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -264,9 +264,127 @@ fn serve_never_leaves_the_site() {
         "text/css; charset=utf-8"
     );
     assert_eq!(get(server.port, "/no-such-page.html").0, 404);
-    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    write!(s, "DELETE / HTTP/1.1\r\n\r\n").unwrap();
-    let mut buf = String::new();
-    s.read_to_string(&mut buf).unwrap();
+    let port = server.port;
+    let buf = exchange(
+        port,
+        &format!("DELETE / HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n"),
+    );
     assert!(buf.starts_with("HTTP/1.1 405"), "{buf}");
+    assert!(buf.contains("\r\nAllow: GET, HEAD\r\n"), "{buf}");
+}
+
+/// Sends `request` and reads the whole answer (the writer runs on its own
+/// thread, so an answer that comes before the request is all sent is read).
+fn exchange(port: u16, request: &str) -> String {
+    let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut w = s.try_clone().unwrap();
+    let request = request.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = w.write_all(request.as_bytes());
+    });
+    let mut buf = Vec::new();
+    let _ = (&s).read_to_end(&mut buf);
+    let _ = writer.join();
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// A normal request is answered, within a generous bound.
+fn answers_normally(port: u16) {
+    let t = Instant::now();
+    let (status, _, body) = get(port, "/");
+    assert_eq!(status, 200);
+    assert!(body.contains("<html"), "{body}");
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+}
+
+#[test]
+fn serve_refuses_oversized_heads_and_other_hosts() {
+    let server = start("limits", &["--allow-host", "docs.test"]);
+    let port = server.port;
+    // A request line of 64 KiB: 414, and the server goes on.
+    let long = format!(
+        "GET /{} HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        "a".repeat(64 << 10)
+    );
+    let buf = exchange(port, &long);
+    assert!(buf.starts_with("HTTP/1.1 414 URI Too Long"), "{buf}");
+    answers_normally(port);
+    // One header of 16 KiB, or many small ones: 431.
+    let big = format!(
+        "GET / HTTP/1.1\r\nHost: localhost\r\nX: {}\r\n\r\n",
+        "b".repeat(16 << 10)
+    );
+    let buf = exchange(port, &big);
+    assert!(
+        buf.starts_with("HTTP/1.1 431 Request Header Fields Too Large"),
+        "{buf}"
+    );
+    let many = format!(
+        "GET / HTTP/1.1\r\nHost: localhost\r\n{}\r\n",
+        "X-A: 1\r\n".repeat(200)
+    );
+    assert!(exchange(port, &many).starts_with("HTTP/1.1 431"));
+    answers_normally(port);
+    // Another name (DNS rebinding): 421; the names it was started for: 200.
+    for (host, want) in [
+        ("evil.example", "HTTP/1.1 421 Misdirected Request"),
+        (&format!("evil.example:{port}"), "HTTP/1.1 421"),
+        (&format!("localhost:{}", port + 1), "HTTP/1.1 421"),
+        (&format!("localhost:{port}"), "HTTP/1.1 200"),
+        (&format!("127.0.0.1:{port}"), "HTTP/1.1 200"),
+        (&format!("[::1]:{port}"), "HTTP/1.1 200"),
+        (&format!("docs.test:{port}"), "HTTP/1.1 200"),
+    ] {
+        let buf = exchange(port, &format!("GET / HTTP/1.1\r\nHost: {host}\r\n\r\n"));
+        assert!(buf.starts_with(want), "{host}: {buf}");
+    }
+    let buf = exchange(port, "GET / HTTP/1.1\r\n\r\n");
+    assert!(buf.starts_with("HTTP/1.1 400"), "no Host: {buf}");
+}
+
+#[test]
+fn serve_answers_while_200_clients_trickle_their_requests() {
+    let server = start("slow", &[]);
+    let port = server.port;
+    // 200 clients that send the start of a request, then a byte now and then.
+    let mut slow: Vec<TcpStream> = (0..200)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            write!(s, "GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: ").unwrap();
+            s
+        })
+        .collect();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(3) {
+        for s in &mut slow {
+            let _ = s.write_all(b"z");
+        }
+        answers_normally(port);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Still trickling, each is dropped at its deadline (10 s for the whole
+    // head) instead of holding a worker for ever: the server closes them.
+    let mut open: Vec<TcpStream> = slow;
+    let mut buf = [0u8; 64];
+    while !open.is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{} slow clients still connected after 30 s",
+            open.len()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        open.retain_mut(|s| {
+            let _ = s.write_all(b"z");
+            s.set_nonblocking(true).unwrap();
+            match s.read(&mut buf) {
+                Ok(0) => false,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => true,
+                Err(_) => false,
+                Ok(_) => panic!("a slow client got an answer to half a request"),
+            }
+        });
+    }
+    assert!(start.elapsed() < Duration::from_secs(40));
+    answers_normally(port);
 }

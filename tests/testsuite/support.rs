@@ -101,7 +101,9 @@ pub(crate) fn mini_book(name: &str) -> Scratch {
 
 /// Every file under `dir`, by path relative to it.
 pub(crate) fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    // Below the root, which may be the publish symlink.
     let mut out: Vec<(PathBuf, Vec<u8>)> = walkdir::WalkDir::new(dir)
+        .min_depth(1)
         .into_iter()
         .map(Result::unwrap)
         .filter(|e| !e.file_type().is_dir())

@@ -1,0 +1,325 @@
+//! Publishing a staged site so that readers never see a missing file.
+//!
+//! The output directory `book` is a symlink to a generation `.book-<random>`
+//! beside it. A build renders into `.book.staging-<random>`, renames that to
+//! its generation name, points a new symlink at it and renames the symlink
+//! over `book`: rename(2) replaces the old symlink atomically, so every path
+//! under `book/` resolves in the old site or in the new one, never in
+//! neither. The generation just replaced is kept until the next publish (a
+//! reader that resolved `book` an instant before the swap can finish
+//! reading it); older generations are removed. Publishes in one directory
+//! are serialized by a lock on that directory, so two builds at once (even
+//! in two containers) cannot remove each other's generation.
+//!
+//! When `book` is still a real directory (a first build over a site made by
+//! an older version, or by another tool), it is exchanged with the symlink
+//! in one `renameat2(RENAME_EXCHANGE)` (Linux), so even that first switch
+//! never leaves `book/index.html` missing. Where that is impossible (`book`
+//! is a mount point, or the file system or system cannot exchange), the new
+//! site is synced into the directory in place instead: each file written
+//! under a temporary name and renamed over the old one, then files the new
+//! site lacks removed. Each file is then replaced atomically, though a
+//! reader may meet old and new files side by side during the sync.
+
+use std::collections::HashSet;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use crate::util::fs::is_plain_relative;
+
+/// Length of the random part of generation and staging names.
+pub(super) const RANDOM_LEN: usize = 12;
+
+/// The staging directory name's prefix for an output directory `name`.
+pub(super) fn staging_prefix(name: &str) -> String {
+    format!(".{name}.staging-")
+}
+
+/// The generation directory of an output directory `name` with `random`.
+fn generation_name(name: &str, random: &str) -> String {
+    format!(".{name}-{random}")
+}
+
+/// Whether `file` is a generation name of `name` (`.<name>-` + random).
+fn is_generation(name: &str, file: &str) -> bool {
+    file.strip_prefix(&format!(".{name}-"))
+        .is_some_and(|r| r.len() == RANDOM_LEN && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// How a site was published.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Published {
+    /// `out` now links to the new generation.
+    Swapped,
+    /// `out` is a directory that cannot become a symlink; synced in place.
+    SyncedInPlace,
+}
+
+/// Publishes the finished staging directory `staged` (in `out`'s parent,
+/// named by [`staging_prefix`] + random) as `out`. On success the staging
+/// directory is gone (renamed, or copied and removed).
+pub(super) fn publish(staged: &Path, out: &Path) -> Result<Published> {
+    publish_with(staged, out, exchange)
+}
+
+/// What swaps two names atomically: [`exchange`], or a stand-in in tests.
+type Exchange = fn(&Path, &Path) -> std::io::Result<()>;
+
+fn publish_with(staged: &Path, out: &Path, exchange: Exchange) -> Result<Published> {
+    let (parent, name) = parent_and_name(out)?;
+    let random = staged
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix(&staging_prefix(&name)))
+        .ok_or_else(|| anyhow!("{} is not a staging directory", staged.display()))?
+        .to_string();
+    let _lock = DirLock::new(parent)?;
+    let generation = generation_name(&name, &random);
+    let gen_path = parent.join(&generation);
+    std::fs::rename(staged, &gen_path)
+        .with_context(|| format!("cannot rename {} to {generation}", staged.display()))?;
+    let published = swap_in(parent, &name, &generation, &random, exchange);
+    if published.is_err() || matches!(published, Ok(Published::SyncedInPlace)) {
+        let _ = std::fs::remove_dir_all(&gen_path);
+    }
+    published
+}
+
+fn swap_in(
+    parent: &Path,
+    name: &str,
+    generation: &str,
+    random: &str,
+    exchange: Exchange,
+) -> Result<Published> {
+    let out = parent.join(name);
+    let link = parent.join(format!(".{name}.link-{random}"));
+    let moved = |e: std::io::Error| {
+        anyhow!(e).context(format!("cannot publish the new site at {}", out.display()))
+    };
+    let old = match std::fs::symlink_metadata(&out) {
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return Err(moved(e)),
+        Ok(m) if m.file_type().is_symlink() => Some(std::fs::read_link(&out).map_err(moved)?),
+        Ok(m) if m.is_dir() => return first_switch(parent, name, generation, random, exchange),
+        Ok(_) => bail!(
+            "{} is a file, not a directory: remove it, or choose another output directory",
+            out.display()
+        ),
+    };
+    make_symlink(generation, &link)?;
+    if let Err(e) = std::fs::rename(&link, &out) {
+        let _ = std::fs::remove_file(&link);
+        return Err(moved(e));
+    }
+    // The generation just replaced stays for readers still in it; only one
+    // of this output's own generations (a plain sibling name) is kept.
+    let previous = old
+        .as_deref()
+        .and_then(|p| p.to_str())
+        .filter(|p| is_generation(name, p))
+        .map(str::to_string);
+    remove_generations(
+        parent,
+        name,
+        &[generation, previous.as_deref().unwrap_or("")],
+    );
+    Ok(Published::Swapped)
+}
+
+/// `out` is a real directory: exchange it with a symlink to the new
+/// generation in one step, or else sync the new site into it.
+fn first_switch(
+    parent: &Path,
+    name: &str,
+    generation: &str,
+    random: &str,
+    exchange: Exchange,
+) -> Result<Published> {
+    let out = parent.join(name);
+    let link = parent.join(format!(".{name}.link-{random}"));
+    make_symlink(generation, &link)?;
+    match exchange(&link, &out) {
+        Ok(()) => {
+            // `link` now names the old directory: keep it one publish, as a generation.
+            let old = generation_name(name, &format!("{random:.11}x"));
+            std::fs::rename(&link, parent.join(&old))
+                .with_context(|| format!("cannot rename the old site {}", link.display()))?;
+            remove_generations(parent, name, &[generation, &old]);
+            Ok(Published::Swapped)
+        }
+        Err(_) => {
+            let _ = std::fs::remove_file(&link);
+            sync_in_place(&parent.join(generation), &out)?;
+            Ok(Published::SyncedInPlace)
+        }
+    }
+}
+
+fn make_symlink(target: &str, link: &Path) -> Result<()> {
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(target, link);
+    #[cfg(not(unix))]
+    let made: std::io::Result<()> = Err(std::io::Error::from(ErrorKind::Unsupported));
+    made.with_context(|| format!("cannot create the symlink {}", link.display()))
+}
+
+/// Swaps two names atomically (Linux `renameat2(RENAME_EXCHANGE)`).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes());
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: two valid NUL-terminated paths; renameat2 reads nothing else.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(ErrorKind::Unsupported.into())
+}
+
+/// Removes `name`'s generations in `parent` except those in `keep`. A
+/// failure only leaves a directory behind, so it is reported, not fatal.
+fn remove_generations(parent: &Path, name: &str, keep: &[&str]) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(file) = file.to_str() else { continue };
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir
+            && is_generation(name, file)
+            && !keep.contains(&file)
+            && let Err(e) = std::fs::remove_dir_all(entry.path())
+        {
+            eprintln!(
+                "warning: cannot remove the old site {}: {e}",
+                entry.path().display()
+            );
+        }
+    }
+}
+
+/// Makes the directory `out` hold exactly the files of `from`: each file is
+/// copied under a temporary name and renamed over the old one (atomic per
+/// file), then files and directories `from` lacks are removed. A symlink in
+/// `out` is replaced, never followed.
+pub(super) fn sync_in_place(from: &Path, out: &Path) -> Result<()> {
+    let mut wanted: HashSet<PathBuf> = HashSet::new();
+    for entry in walkdir::WalkDir::new(from).min_depth(1).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("cannot list {}", from.display()))?;
+        let rel = entry
+            .path()
+            .strip_prefix(from)
+            .expect("below")
+            .to_path_buf();
+        let target = out.join(&rel);
+        if entry.file_type().is_dir() {
+            real_dir(&target)?;
+        } else {
+            let tmp = target.with_file_name(format!(
+                ".{}.agentx-new",
+                target.file_name().unwrap_or_default().to_string_lossy()
+            ));
+            std::fs::copy(entry.path(), &tmp)
+                .with_context(|| format!("cannot write {}", tmp.display()))?;
+            if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
+                std::fs::remove_dir_all(&target)
+                    .with_context(|| format!("cannot remove {}", target.display()))?;
+            }
+            std::fs::rename(&tmp, &target)
+                .with_context(|| format!("cannot write {}", target.display()))?;
+        }
+        wanted.insert(rel);
+    }
+    // Deepest first, so directories are empty when their turn comes.
+    let mut stale: Vec<(PathBuf, bool)> = Vec::new();
+    for entry in walkdir::WalkDir::new(out).min_depth(1).contents_first(true) {
+        let entry = entry.with_context(|| format!("cannot list {}", out.display()))?;
+        let rel = entry.path().strip_prefix(out).expect("below");
+        if !wanted.contains(rel) {
+            stale.push((entry.path().to_path_buf(), entry.file_type().is_dir()));
+        }
+    }
+    for (path, is_dir) in stale {
+        let removed = if is_dir {
+            std::fs::remove_dir(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed.with_context(|| format!("cannot remove the stale {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Makes `dir` a real directory: a symlink of that name is replaced, not followed.
+fn real_dir(dir: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => return Ok(()),
+        Ok(_) => std::fs::remove_file(dir)
+            .with_context(|| format!("cannot replace {}", dir.display()))?,
+        Err(_) => {}
+    }
+    std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))
+}
+
+/// The directory holding `out`, and `out`'s name.
+pub(super) fn parent_and_name(out: &Path) -> Result<(&Path, String)> {
+    let parent = out
+        .parent()
+        .ok_or_else(|| anyhow!("output directory has no parent"))?;
+    let name = out
+        .file_name()
+        .ok_or_else(|| anyhow!("output directory has no name"))?
+        .to_string_lossy()
+        .into_owned();
+    if !is_plain_relative(Path::new(&name)) {
+        bail!("{} cannot be an output directory", out.display());
+    }
+    Ok((parent, name))
+}
+
+/// An exclusive lock on a directory (`flock`), held while publishing into
+/// it; released when dropped (or when the process dies).
+struct DirLock {
+    _dir: std::fs::File,
+}
+
+impl DirLock {
+    fn new(dir: &Path) -> Result<DirLock> {
+        let file =
+            std::fs::File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: a valid open descriptor; flock blocks until the lock is free.
+            while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != ErrorKind::Interrupted {
+                    return Err(anyhow!(e).context(format!("cannot lock {}", dir.display())));
+                }
+            }
+        }
+        Ok(DirLock { _dir: file })
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests;
