@@ -5,32 +5,59 @@
 //!
 //! May use: `manifest`, `site` (the manifest of a book at a git ref), `util`.
 
-use std::io::Write;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use crate::manifest::{MANIFEST, Manifest, ManifestDiff};
+use crate::manifest::{MANIFEST, Manifest, ManifestDiff, texts_by_key};
 
-/// Reads a manifest from a manifest file, or a built site directory holding one.
+/// The largest manifest `diff` reads. Why 1 GiB: a book 100× the sample
+/// writes a manifest of about 200 MiB; a FIFO or `/dev/zero` must still end.
+const MAX_MANIFEST: u64 = 1 << 30;
+
+/// Reads a manifest from a manifest file, or a built site directory holding
+/// one. The stored hashes are not trusted: comparisons use the text.
 pub(crate) fn read_manifest(path: &Path) -> Result<Manifest> {
     let file = if path.is_dir() {
         path.join(MANIFEST)
     } else {
         path.to_path_buf()
     };
-    let text = std::fs::read_to_string(&file).with_context(|| {
+    let text = crate::util::fs::read_regular_to_string(&file, MAX_MANIFEST).with_context(|| {
         format!(
             "cannot read {}; give a manifest, a built site directory, or a git ref of the book",
             file.display()
         )
     })?;
-    serde_json::from_str(&text)
-        .map_err(|e| anyhow!("{}: not an mdbook-agentx manifest: {e}", file.display()))
+    let mut manifest: Manifest = serde_json::from_str(&text)
+        .map_err(|e| anyhow!("{}: not an mdbook-agentx manifest: {e}", file.display()))?;
+    for e in &mut manifest.command_sets {
+        e.hash = crate::manifest::text_hash(&e.text);
+    }
+    Ok(manifest)
 }
 
-/// Builds the manifest of the book as it is at a git ref, in a scratch copy.
-pub(crate) fn manifest_at_ref(book: &Path, git_ref: &str) -> Result<Manifest> {
+/// The commit `spec` names in the repository holding `book`, if it names
+/// one (and `book` is in a repository). `spec` reaches git after
+/// `--end-of-options`, so a name like `--output=FILE` is never an option.
+fn commit_of(book: &Path, spec: &str) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(book)
+        .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
+        .arg(format!("{spec}^{{commit}}"))
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let sha = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !sha.is_empty() && sha.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some(sha)
+}
+
+/// Builds the manifest of the book as it is at a commit, in a scratch copy.
+/// `shown` names the commit in messages.
+fn manifest_at_commit(book: &Path, commit: &str, shown: &str) -> Result<Manifest> {
     let book =
         std::fs::canonicalize(book).with_context(|| format!("cannot open {}", book.display()))?;
     let top = git(&book, &["rev-parse", "--show-toplevel"])?;
@@ -44,39 +71,42 @@ pub(crate) fn manifest_at_ref(book: &Path, git_ref: &str) -> Result<Manifest> {
         .prefix("agentx-diff-")
         .tempdir()
         .context("cannot create a scratch directory")?;
-    unpack_ref(&top, git_ref, scratch.path())?;
+    unpack_commit(&top, commit, scratch.path())?;
     crate::site::book_manifest(&scratch.path().join(&sub))
-        .with_context(|| format!("building the book at {git_ref}"))
+        .with_context(|| format!("building the book at {shown}"))
 }
 
-/// The files of `git_ref` of the repository at `top`, unpacked into `into`.
-fn unpack_ref(top: &Path, git_ref: &str, into: &Path) -> Result<()> {
-    let archive = std::process::Command::new("git")
+/// The files of `commit` of the repository at `top`, unpacked into `into`:
+/// git's archive streams into tar, never held in memory whole.
+fn unpack_commit(top: &Path, commit: &str, into: &Path) -> Result<()> {
+    use std::process::{Command, Stdio};
+    let mut archive = Command::new("git")
         .arg("-C")
         .arg(top)
-        .args(["archive", "--format=tar", git_ref])
-        .output()
+        .args(["archive", "--format=tar", "--end-of-options", commit])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .context("running git archive")?;
-    if !archive.status.success() {
-        bail!(
-            "`{git_ref}` is neither a file, a directory nor a git ref of {}: {}",
-            top.display(),
-            String::from_utf8_lossy(&archive.stderr).trim()
-        );
-    }
-    let mut tar = std::process::Command::new("tar")
+    let tar = Command::new("tar")
         .arg("-x")
         .arg("-C")
         .arg(into)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
+        .stdin(archive.stdout.take().expect("piped"))
+        .output()
         .context("running tar")?;
-    tar.stdin
-        .take()
-        .expect("piped")
-        .write_all(&archive.stdout)?;
-    if !tar.wait()?.success() {
-        bail!("tar could not unpack git archive {git_ref}");
+    let archived = archive.wait_with_output().context("running git archive")?;
+    if !archived.status.success() {
+        bail!(
+            "git archive {commit}: {}",
+            String::from_utf8_lossy(&archived.stderr).trim()
+        );
+    }
+    if !tar.status.success() {
+        bail!(
+            "tar could not unpack git archive {commit}: {}",
+            String::from_utf8_lossy(&tar.stderr).trim()
+        );
     }
     Ok(())
 }
@@ -98,13 +128,23 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// A side of a diff: a manifest file, a built directory, or a git ref of `book`.
+/// A side of a diff: a manifest file, a built directory, or a git ref of
+/// `book`. A name that is both a path and a ref is an error saying so: a
+/// silent choice would compare something the user did not mean.
 pub fn load_side(spec: &str, book: &Path) -> Result<Manifest> {
     let p = Path::new(spec);
-    if p.exists() {
-        read_manifest(p)
-    } else {
-        manifest_at_ref(book, spec)
+    let is_path = std::fs::symlink_metadata(p).is_ok();
+    match (is_path, commit_of(book, spec)) {
+        (true, Some(_)) => bail!(
+            "`{spec}` is both a path and a git ref of the book; write `./{spec}` for the path \
+             (a manifest or a built site) or `{spec}^{{commit}}` for the ref"
+        ),
+        (true, None) => read_manifest(p),
+        (false, Some(commit)) => manifest_at_commit(book, &commit, spec),
+        (false, None) => bail!(
+            "`{spec}` is neither a file, a directory nor a git ref of the book in {}",
+            book.display()
+        ),
     }
 }
 
@@ -135,12 +175,10 @@ pub fn table(d: &ManifestDiff) -> String {
 /// The table, then each added, removed and changed command set; changed
 /// ones with a unified diff of their text.
 pub fn verbose(d: &ManifestDiff, old: &Manifest, new: &Manifest) -> String {
-    let text = |m: &Manifest, page: &str, id: &str| -> String {
-        m.command_sets
-            .iter()
-            .find(|e| e.page == page && e.id == id)
-            .map(|e| e.text.clone())
-            .unwrap_or_default()
+    // Indexed once: a lookup per changed set must not scan the manifest.
+    let (old, new) = (texts_by_key(old), texts_by_key(new));
+    let text = |m: &BTreeMap<(&str, &str), &str>, page: &str, id: &str| -> String {
+        m.get(&(page, id)).copied().unwrap_or_default().to_string()
     };
     let mut out = table(d);
     for p in &d.pages {
@@ -153,8 +191,8 @@ pub fn verbose(d: &ManifestDiff, old: &Manifest, new: &Manifest) -> String {
         for id in &p.changed {
             out.push_str(&format!("\n**Changed** {} `{id}`\n\n```diff\n", p.page));
             out.push_str(&unified_diff(
-                &text(old, &p.page, id),
-                &text(new, &p.page, id),
+                &text(&old, &p.page, id),
+                &text(&new, &p.page, id),
                 3,
             ));
             out.push_str("```\n");

@@ -52,7 +52,7 @@ impl ManifestEntry {
             tier: set.tier.id().to_string(),
             router: set.router.id().to_string(),
             status: set.status.id().to_string(),
-            hash: format!("{:016x}", fnv1a(&text)),
+            hash: text_hash(&text),
             text,
         }
     }
@@ -147,6 +147,11 @@ impl<W: Write> ManifestWriter<W> {
     }
 }
 
+/// The `hash` of an entry: FNV-1a 64 of its text, hex.
+pub(crate) fn text_hash(text: &str) -> String {
+    format!("{:016x}", fnv1a(text))
+}
+
 pub(crate) fn fnv1a(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
@@ -175,32 +180,35 @@ pub struct ManifestDiff {
     pub pages: Vec<PageDiff>,
 }
 
-/// Compares two manifests by (page, id), using the text hash.
+/// Each entry's text by (page, id).
+pub(crate) fn texts_by_key(m: &Manifest) -> BTreeMap<(&str, &str), &str> {
+    m.command_sets
+        .iter()
+        .map(|e| ((e.page.as_str(), e.id.as_str()), e.text.as_str()))
+        .collect()
+}
+
+/// Compares two manifests by (page, id), by their text: a stored `hash`
+/// is not trusted (a manifest is a file anyone can edit).
 pub fn compare(old: &Manifest, new: &Manifest) -> ManifestDiff {
-    let index = |m: &Manifest| -> BTreeMap<(String, String), String> {
-        m.command_sets
-            .iter()
-            .map(|e| ((e.page.clone(), e.id.clone()), e.hash.clone()))
-            .collect()
-    };
-    let (a, b) = (index(old), index(new));
+    let (a, b) = (texts_by_key(old), texts_by_key(new));
     let mut pages: BTreeMap<String, PageDiff> = BTreeMap::new();
     let new_page = |name: &str| PageDiff {
         page: name.to_string(),
         ..PageDiff::default()
     };
-    for ((p, id), hash) in &a {
-        let d = pages.entry(p.clone()).or_insert_with(|| new_page(p));
-        match b.get(&(p.clone(), id.clone())) {
-            None => d.removed.push(id.clone()),
-            Some(h) if h == hash => d.identical += 1,
-            Some(_) => d.changed.push(id.clone()),
+    for (&(p, id), text) in &a {
+        let d = pages.entry(p.to_string()).or_insert_with(|| new_page(p));
+        match b.get(&(p, id)) {
+            None => d.removed.push(id.to_string()),
+            Some(t) if t == text => d.identical += 1,
+            Some(_) => d.changed.push(id.to_string()),
         }
     }
-    for (p, id) in b.keys() {
-        if !a.contains_key(&(p.clone(), id.clone())) {
-            let d = pages.entry(p.clone()).or_insert_with(|| new_page(p));
-            d.added.push(id.clone());
+    for &(p, id) in b.keys() {
+        if !a.contains_key(&(p, id)) {
+            let d = pages.entry(p.to_string()).or_insert_with(|| new_page(p));
+            d.added.push(id.to_string());
         }
     }
     ManifestDiff {
@@ -230,7 +238,7 @@ mod tests {
             tier: "none".into(),
             router: "sglang".into(),
             status: "measured".into(),
-            hash: format!("{:016x}", fnv1a(text)),
+            hash: text_hash(text),
             text: text.into(),
         }
     }

@@ -144,6 +144,143 @@ fn cli_over_built_sites_and_git_refs() {
         String::from_utf8_lossy(&out.stderr)
             .contains("is neither a file, a directory nor a git ref")
     );
+    refs_are_never_options_nor_silently_paths(&book, &run);
+}
+
+/// Regression: `diff -- --output=FILE HEAD` reached git as an option and
+/// truncated FILE; a path silently won over a ref of the same name.
+fn refs_are_never_options_nor_silently_paths(book: &Path, run: &dyn Fn(&[&str]) -> String) {
+    let bin = env!("CARGO_BIN_EXE_mdbook-agentx");
+    let fail = |args: &[&str]| {
+        let out = Command::new(bin)
+            .args(args)
+            .current_dir(book)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let victim = book.join("../victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    let err = fail(&["diff", "--", "--output=../victim.txt", "HEAD"]);
+    assert!(
+        err.contains("is neither a file, a directory nor a git ref"),
+        "{err}"
+    );
+    assert_eq!(support::read(&victim), "keep me");
+    // `old` names a directory and, once tagged, a ref too.
+    std::fs::create_dir_all(book.join("old")).unwrap();
+    std::fs::copy(
+        book.join("../old/agentx-manifest.json"),
+        book.join("old/agentx-manifest.json"),
+    )
+    .unwrap();
+    let want = "| Mini-Test | 21 | 4 | 6 | 3 |";
+    assert!(run(&["diff", "old", "../new"]).contains(want));
+    let tag = Command::new("git")
+        .args(["tag", "old"])
+        .current_dir(book)
+        .output()
+        .unwrap();
+    assert!(tag.status.success());
+    let err = fail(&["diff", "old", "../new"]);
+    assert!(
+        err.contains("`old` is both a path and a git ref of the book; write `./old` for the path"),
+        "{err}"
+    );
+    assert!(run(&["diff", "./old", "../new"]).contains(want));
+    assert!(run(&["diff", "old^{commit}", "../new"]).contains(want));
+}
+
+/// A manifest of one command set with `text` and a stored hash of "0".
+fn one_set_manifest(text: &str) -> String {
+    serde_json::json!({
+        "generator": "test",
+        "command_sets": [{
+            "id": "a", "page": "P", "cell": "c", "concs": [1], "tier": "none",
+            "router": "sglang", "status": "derived", "hash": "0", "text": text
+        }]
+    })
+    .to_string()
+}
+
+/// The stored hash is not trusted, and a unified diff of 20,000 lines each
+/// side that share little runs in linear memory: the binary runs under a
+/// 256 MiB address-space limit (the old table of old × new lines needed
+/// 3.1 GB for this).
+#[cfg(unix)]
+#[test]
+fn verbose_diff_of_long_texts_in_bounded_memory_and_hashes_recomputed() {
+    let tmp = support::temp("diff-long");
+    std::fs::create_dir_all(&*tmp).unwrap();
+    // Two pseudo-random texts over four lines: many partial matches, the
+    // hard case for a line diff.
+    let mut x: u32 = 1;
+    let mut text = || -> String {
+        (0..20_000)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                format!("{}\n", ["a", "b", "c", "d"][(x >> 16) as usize % 4])
+            })
+            .collect()
+    };
+    let (a, b) = (text(), text());
+    std::fs::write(tmp.join("a.json"), one_set_manifest(&a)).unwrap();
+    std::fs::write(tmp.join("b.json"), one_set_manifest(&b)).unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 262144 && exec \"$0\" diff --verbose a.json b.json")
+        .arg(env!("CARGO_BIN_EXE_mdbook-agentx"))
+        .current_dir(&*tmp)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Both hashes say "0"; the texts differ, so the set changed.
+    assert!(
+        stdout.contains("| P | 0 | 0 | 0 | 1 |"),
+        "{}",
+        &stdout[..200]
+    );
+    // The printed hunks turn the old text into the new one.
+    assert!(
+        apply_hunks(&a, &stdout) == b,
+        "the hunks do not give the new text"
+    );
+}
+
+/// Applies the unified diff hunks (`@@ -start,len +start,len @@`) found in
+/// `diff` to `old`.
+fn apply_hunks(old: &str, diff: &str) -> String {
+    let old: Vec<&str> = old.lines().collect();
+    let (mut out, mut at) = (String::new(), 0);
+    let copy = |out: &mut String, l: &str| {
+        out.push_str(l);
+        out.push('\n');
+    };
+    for line in diff.lines().skip_while(|l| !l.starts_with("@@")) {
+        if let Some(h) = line.strip_prefix("@@ -") {
+            let (start, len) = h.split_once(' ').unwrap().0.split_once(',').unwrap();
+            let (start, len): (usize, usize) = (start.parse().unwrap(), len.parse().unwrap());
+            let first = if len == 0 { start } else { start - 1 };
+            old[at..first].iter().for_each(|l| copy(&mut out, l));
+            at = first;
+        } else if let Some(l) = line.strip_prefix('+') {
+            copy(&mut out, l);
+        } else if let Some(l) = line.strip_prefix(' ').or(line.strip_prefix('-')) {
+            assert_eq!(old[at], l, "hunk line {at} matches the old text");
+            if line.starts_with(' ') {
+                copy(&mut out, l);
+            }
+            at += 1;
+        }
+    }
+    old[at..].iter().for_each(|l| copy(&mut out, l));
+    out
 }
 
 /// The mini fixture book with one directive, its data in `data/`.
