@@ -52,11 +52,8 @@ impl Site {
         let depth = page.path.components().count().saturating_sub(1);
         let root = "../".repeat(depth);
         let current = href(&html_path(&page.path));
-        let row = self
-            .sidebar
-            .iter()
-            .position(|s| s.kind == SidebarKind::Chapter && s.href == current);
-        let sidebar = sidebar_for(&self.sidebar, row);
+        let row = self.sidebar_index.row_of(&current);
+        let sidebar = sidebar_for(&self.sidebar, &self.sidebar_index, row);
         let link = |p: &PageSource| serde_json::json!({"title": p.title, "href": href(&html_path(&p.path))});
         let toc: Vec<&Heading> = body
             .headings
@@ -132,7 +129,10 @@ impl Site {
             "path": "404.html",
             "number": null,
         }));
-        ctx.insert("sidebar", &sidebar_for(&self.sidebar, None));
+        ctx.insert(
+            "sidebar",
+            &sidebar_for(&self.sidebar, &self.sidebar_index, None),
+        );
         ctx.insert("inline_js", &opts.extra_script);
         theme
             .render("page.html", &ctx)
@@ -178,7 +178,10 @@ impl Site {
                 "number": null,
             }),
         );
-        ctx.insert("sidebar", &sidebar_for(&self.sidebar, None));
+        ctx.insert(
+            "sidebar",
+            &sidebar_for(&self.sidebar, &self.sidebar_index, None),
+        );
         ctx.insert("inline_js", &opts.extra_script);
         theme
             .render("page.html", &ctx)

@@ -47,7 +47,7 @@ pub(crate) use self::output::{FileSink, MemoryFiles, SiteFile, write_atomically}
 use self::output::{Inspect, Inspected, Staging};
 pub(crate) use self::search::SEARCH_INDEX;
 use self::search::{Catalog, SearchPage, search_index_script, site_page};
-pub(crate) use self::sidebar::{ALL_CHAPTERS, SidebarItem, SidebarKind};
+pub(crate) use self::sidebar::{ALL_CHAPTERS, SidebarIndex, SidebarItem, SidebarKind};
 use self::sidebar::{SIDEBAR_FULL_LIMIT, flatten, sidebar_for, sidebar_is_shortened};
 
 /// How [`build`] builds.
@@ -94,6 +94,8 @@ pub(crate) struct Site {
     pub dir: BookDir,
     pub pages: Vec<PageSource>,
     pub sidebar: Vec<SidebarItem>,
+    /// Lookups into `sidebar`, so each page's rows cost O(1) to pick.
+    pub sidebar_index: SidebarIndex,
     pub command_sets: usize,
     /// Every command set the book shows.
     pub manifest: Vec<crate::manifest::ManifestEntry>,
@@ -190,6 +192,7 @@ impl Site {
         Ok(Site {
             dir,
             pages,
+            sidebar_index: SidebarIndex::new(&sidebar),
             sidebar,
             command_sets: 0,
             manifest: Vec::new(),

@@ -2,6 +2,7 @@
 //! of them in a small book; the current branch and a window of top-level
 //! chapters in a large one).
 
+use std::collections::HashMap;
 use std::hash::Hash;
 
 use mdbook_preprocessor::book::BookItem;
@@ -44,10 +45,13 @@ pub(crate) struct SidebarItem {
 /// sample (3,400 pages) spent most of its build and memory there.
 pub(crate) const SIDEBAR_FULL_LIMIT: usize = 300;
 
-/// In such a book, at most this many top-level rows, around the current
-/// page's, plus links to the page listing every chapter. Why: a book of 600
-/// model chapters still grew with pages × top-level rows (a 100× book wrote
-/// 896 MiB, 247 MiB of it sidebars).
+/// In such a book, at most this many rows of each level the page's branch
+/// passes through (top-level chapters, then the siblings at each level down
+/// to the page and its children), around the branch, plus links to the
+/// page listing every chapter. Why: a book of 600 model chapters grew with
+/// pages × top-level rows (a 100× book wrote 896 MiB, 247 MiB of it
+/// sidebars), and a model with 2,000 deployments with pages × siblings;
+/// windowing every level keeps each sidebar O(1).
 pub(crate) const TOP_LEVEL_WINDOW: usize = 40;
 
 /// The page listing every chapter, written when sidebars are shortened.
@@ -58,8 +62,79 @@ pub(super) fn sidebar_is_shortened(rows: &[SidebarItem]) -> bool {
     rows.len() > SIDEBAR_FULL_LIMIT
 }
 
-/// The sidebar rows shown on the page at row `current`.
-pub(super) fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<SidebarItem> {
+/// What [`sidebar_for`] needs to pick a page's rows without scanning all
+/// of them: each page's row, every row's children, and running counts of
+/// chapters.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SidebarIndex {
+    /// The row of each chapter, by its href.
+    by_href: HashMap<String, usize>,
+    /// Rows without a parent, in order.
+    top: Vec<usize>,
+    /// Each row's children, in order.
+    children: Vec<Vec<usize>>,
+    /// How many chapter rows (chapters and drafts) come before each row,
+    /// and, last, how many there are.
+    chapters_before: Vec<usize>,
+}
+
+impl SidebarIndex {
+    pub(crate) fn new(rows: &[SidebarItem]) -> SidebarIndex {
+        let mut index = SidebarIndex {
+            children: vec![Vec::new(); rows.len()],
+            chapters_before: Vec::with_capacity(rows.len() + 1),
+            ..SidebarIndex::default()
+        };
+        let mut chapters = 0;
+        for (i, r) in rows.iter().enumerate() {
+            index.chapters_before.push(chapters);
+            chapters += usize::from(is_chapter(r));
+            match r.parent {
+                Some(p) => index.children[p].push(i),
+                None => index.top.push(i),
+            }
+            if r.kind == SidebarKind::Chapter {
+                index.by_href.entry(r.href.clone()).or_insert(i);
+            }
+        }
+        index.chapters_before.push(chapters);
+        index
+    }
+
+    /// The row of the chapter whose page is `href`.
+    pub(crate) fn row_of(&self, href: &str) -> Option<usize> {
+        self.by_href.get(href).copied()
+    }
+}
+
+fn is_chapter(r: &SidebarItem) -> bool {
+    matches!(r.kind, SidebarKind::Chapter | SidebarKind::Draft)
+}
+
+/// At most [`TOP_LEVEL_WINDOW`] of `siblings`, centred on `centre` (or from
+/// the start), shifted to stay inside the list.
+fn window(siblings: &[usize], centre: Option<usize>) -> &[usize] {
+    if siblings.len() <= TOP_LEVEL_WINDOW {
+        return siblings;
+    }
+    let at = centre
+        .and_then(|c| siblings.iter().position(|&s| s == c))
+        .unwrap_or(0);
+    let lo = at
+        .saturating_sub(TOP_LEVEL_WINDOW / 2)
+        .min(siblings.len() - TOP_LEVEL_WINDOW);
+    &siblings[lo..lo + TOP_LEVEL_WINDOW]
+}
+
+/// The sidebar rows shown on the page at row `current`: every row in a
+/// small book; in a large one the windows along the page's branch, in
+/// book order, with links to all chapters for what is hidden before and
+/// after. The work is bounded by the branch's depth, not the book's size.
+pub(super) fn sidebar_for(
+    rows: &[SidebarItem],
+    index: &SidebarIndex,
+    current: Option<usize>,
+) -> Vec<SidebarItem> {
     if !sidebar_is_shortened(rows) {
         return rows
             .iter()
@@ -70,29 +145,19 @@ pub(super) fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<S
             })
             .collect();
     }
+    // The branch from the top-level ancestor down to the page.
     let mut branch = Vec::new();
     let mut at = current;
     while let Some(i) = at {
         branch.push(i);
         at = rows[i].parent;
     }
-    // The window of top-level rows: centred on the current page's top-level
-    // ancestor, shifted to stay inside the list.
-    let top: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].depth == 0).collect();
-    let (lo, hi) = if top.len() <= TOP_LEVEL_WINDOW {
-        (0, top.len())
-    } else {
-        let centre = branch
-            .last()
-            .and_then(|a| top.iter().position(|t| t == a))
-            .unwrap_or(0);
-        let lo = centre
-            .saturating_sub(TOP_LEVEL_WINDOW / 2)
-            .min(top.len() - TOP_LEVEL_WINDOW);
-        (lo, lo + TOP_LEVEL_WINDOW)
-    };
-    let first = if lo == 0 { 0 } else { top[lo] };
-    let end = top.get(hi).copied().unwrap_or(rows.len());
+    branch.reverse();
+    let mut shown: Vec<usize> = window(&index.top, branch.first().copied()).to_vec();
+    for (depth, &row) in branch.iter().enumerate() {
+        shown.extend(window(&index.children[row], branch.get(depth + 1).copied()));
+    }
+    shown.sort_unstable();
     let more = |n: usize| SidebarItem {
         kind: SidebarKind::More,
         title: format!("All chapters ({n} more)"),
@@ -102,27 +167,24 @@ pub(super) fn sidebar_for(rows: &[SidebarItem], current: Option<usize>) -> Vec<S
         active: false,
         parent: None,
     };
-    let shown_rows = (first..end)
-        .filter(|&i| rows[i].depth == 0 || rows[i].parent.is_some_and(|p| branch.contains(&p)));
-    let mut shown: Vec<SidebarItem> = shown_rows
-        .map(|i| SidebarItem {
-            active: Some(i) == current,
-            ..rows[i].clone()
-        })
-        .collect();
-    // Every hidden chapter, at any depth, is counted once: before the window
-    // or after its start. Part titles and separators are hidden too, not counted.
-    let is_chapter = |r: &SidebarItem| matches!(r.kind, SidebarKind::Chapter | SidebarKind::Draft);
-    let before = rows[..first].iter().filter(|r| is_chapter(r)).count();
-    let after = rows[first..].iter().filter(|r| is_chapter(r)).count()
-        - shown.iter().filter(|r| is_chapter(r)).count();
+    // Every hidden chapter, at any depth, is counted once: before the first
+    // shown row or after it. Part titles and separators are not counted.
+    let first = shown.first().copied().unwrap_or(0);
+    let before = index.chapters_before[first];
+    let visible = shown.iter().filter(|&&i| is_chapter(&rows[i])).count();
+    let after = index.chapters_before[rows.len()] - before - visible;
+    let mut out: Vec<SidebarItem> = Vec::with_capacity(shown.len() + 2);
     if before > 0 {
-        shown.insert(0, more(before));
+        out.push(more(before));
     }
+    out.extend(shown.iter().map(|&i| SidebarItem {
+        active: Some(i) == current,
+        ..rows[i].clone()
+    }));
     if after > 0 {
-        shown.push(more(after));
+        out.push(more(after));
     }
-    shown
+    out
 }
 
 /// Chapters in reading order and the sidebar rows; chapter texts are moved, not copied.
@@ -221,8 +283,13 @@ mod sidebar_tests {
         }
     }
 
+    /// The rows shown on the page at `current`.
+    fn sidebar_at(rows: &[SidebarItem], current: Option<usize>) -> Vec<SidebarItem> {
+        sidebar_for(rows, &SidebarIndex::new(rows), current)
+    }
+
     #[test]
-    fn large_sidebars_show_only_the_current_branch() {
+    fn large_sidebars_show_windows_along_the_current_branch() {
         // Two top-level chapters, each with many children.
         let mut rows = vec![row(0, None, "a.html")];
         for i in 0..200 {
@@ -233,16 +300,67 @@ mod sidebar_tests {
         for i in 0..200 {
             rows.push(row(1, Some(b), &format!("b/{i}.html")));
         }
-        let shown = sidebar_for(&rows, Some(b + 5));
+        let shown = sidebar_at(&rows, Some(b + 5));
         let hrefs: Vec<&str> = shown.iter().map(|r| r.href.as_str()).collect();
-        // Both top-level rows, b's children, and a link for a's 200 children.
-        assert_eq!(hrefs.len(), 2 + 200 + 1);
-        assert_eq!(shown.last().unwrap().title, "All chapters (200 more)");
-        assert!(hrefs.contains(&"a.html") && hrefs.contains(&"b/199.html"));
-        assert!(!hrefs.contains(&"a/0.html"));
+        // Both top-level rows, the first 40 of b's children (b/4 is near the
+        // start), and a link for a's 200 children and b's other 160.
+        assert_eq!(hrefs.len(), 2 + TOP_LEVEL_WINDOW + 1);
+        assert_eq!(shown.last().unwrap().title, "All chapters (360 more)");
+        assert!(hrefs.contains(&"a.html") && hrefs.contains(&"b/39.html"));
+        assert!(!hrefs.contains(&"a/0.html") && !hrefs.contains(&"b/40.html"));
         assert!(shown.iter().any(|r| r.active && r.href == "b/4.html"));
+        // In the middle of the siblings: 20 before the page, 19 after.
+        let shown = sidebar_at(&rows, Some(b + 1 + 100));
+        let hrefs: Vec<&str> = shown.iter().map(|r| r.href.as_str()).collect();
+        assert_eq!(hrefs[..3], ["a.html", "b.html", "b/80.html"]);
+        assert_eq!(hrefs[hrefs.len() - 2], "b/119.html");
         // Small books list every row.
-        assert_eq!(sidebar_for(&rows[..50], Some(3)).len(), 50);
+        assert_eq!(sidebar_at(&rows[..50], Some(3)).len(), 50);
+    }
+
+    /// A model chapter with 2,000 deployment chapters among 60 model
+    /// chapters: every page's sidebar is bounded, and every chapter is
+    /// either shown or counted by a link, exactly once.
+    #[test]
+    fn sidebars_stay_bounded_with_thousands_of_siblings() {
+        let mut rows = vec![row(0, None, "intro.html")];
+        let models = rows.len();
+        rows.push(row(0, None, "models.html"));
+        for m in 0..60 {
+            let model = rows.len();
+            rows.push(row(1, Some(models), &format!("m{m}.html")));
+            let n = if m == 7 { 2_000 } else { 3 };
+            for d in 0..n {
+                rows.push(row(2, Some(model), &format!("m{m}/{d}.html")));
+            }
+        }
+        let index = SidebarIndex::new(&rows);
+        let total = rows.iter().filter(|r| is_chapter(r)).count();
+        for current in (0..rows.len()).step_by(7).map(Some).chain([None]) {
+            let shown = sidebar_for(&rows, &index, current);
+            // The top window, and one window per level of the branch.
+            assert!(
+                shown.len() <= 2 + 4 * TOP_LEVEL_WINDOW,
+                "{current:?}: {}",
+                shown.len()
+            );
+            let counted: usize = shown
+                .iter()
+                .map(|r| match r.kind {
+                    SidebarKind::More => r.title[14..].split(' ').next().unwrap().parse().unwrap(),
+                    _ => usize::from(is_chapter(r)),
+                })
+                .sum();
+            assert_eq!(counted, total, "{current:?}");
+            if let Some(c) = current {
+                assert!(shown.iter().any(|r| r.active && r.href == rows[c].href));
+            }
+        }
+        assert_eq!(
+            index.row_of("m7/1999.html"),
+            rows.iter().position(|r| r.href == "m7/1999.html")
+        );
+        assert_eq!(index.row_of("nope.html"), None);
     }
 
     /// `top` top-level chapters (`{t}.html`) with `children` children each (`{t}/{c}.html`).
@@ -268,7 +386,7 @@ mod sidebar_tests {
         };
         // In the middle: 20 top-level rows before the current one's, 19 after;
         // 30 model chapters and their 90 children before the window.
-        let shown = sidebar_for(&rows, at(50, 1));
+        let shown = sidebar_at(&rows, at(50, 1));
         let h = hrefs(&shown);
         assert_eq!(shown.len(), 1 + TOP_LEVEL_WINDOW + 3 + 1);
         assert_eq!(
@@ -282,17 +400,17 @@ mod sidebar_tests {
         assert!(h.contains(&"50/2.html".to_string()) && !h.contains(&"49/0.html".to_string()));
         assert!(shown.iter().any(|r| r.active && r.href == "50/1.html"));
         // At the start and the end the window stays full.
-        let first = sidebar_for(&rows, at(0, 0));
+        let first = sidebar_at(&rows, at(0, 0));
         assert_eq!(first[0].href, "0.html");
         assert_eq!(first.last().unwrap().title, "All chapters (357 more)");
         assert_eq!(first.len(), TOP_LEVEL_WINDOW + 3 + 1);
-        let last = sidebar_for(&rows, at(99, 2));
+        let last = sidebar_at(&rows, at(99, 2));
         assert_eq!(last[0].title, "All chapters (240 more)");
         assert_eq!(last[1].href, "60.html");
         assert_eq!(last[last.len() - 2].href, "99/2.html");
         assert_eq!(last.last().unwrap().title, "All chapters (117 more)");
         // Pages with no row (404) show the window at the start.
-        assert_eq!(hrefs(&sidebar_for(&rows, None))[..2], ["0.html", "1.html"]);
+        assert_eq!(hrefs(&sidebar_at(&rows, None))[..2], ["0.html", "1.html"]);
         // Hidden part titles are not counted as chapters.
         let mut with_part = vec![SidebarItem {
             kind: SidebarKind::Part,
@@ -302,13 +420,13 @@ mod sidebar_tests {
             parent: r.parent.map(|p| p + 1),
             ..r.clone()
         }));
-        let shown = sidebar_for(&with_part, at(50, 1).map(|i| i + 1));
+        let shown = sidebar_at(&with_part, at(50, 1).map(|i| i + 1));
         assert_eq!(shown[0].title, "All chapters (120 more)");
         assert_eq!(shown[1].href, "30.html");
         // Few top-level chapters with many children: all top-level rows show,
         // and the other chapters' children are reached through the link.
         let wide = tree(30, 20);
-        let shown = sidebar_for(&wide, Some(5 * 21 + 1));
+        let shown = sidebar_at(&wide, Some(5 * 21 + 1));
         assert_eq!(shown.len(), 30 + 20 + 1);
         assert_eq!(shown.last().unwrap().title, "All chapters (580 more)");
     }
