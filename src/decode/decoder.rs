@@ -1,7 +1,8 @@
 //! The decoder: blocks materialized from `ref`/`from`/`envRef`, point
 //! patches applied, then every (point, router, tier) of a cell as a command set.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 
@@ -13,13 +14,59 @@ pub(super) struct Decoder<'a> {
     data: &'a AgentxData,
     /// Materialized point-0 blocks per (cell, router).
     cache: HashMap<(usize, Router), Vec<Block>>,
+    /// Command texts already made, shared by every set that repeats one.
+    texts: SharedTexts,
+    /// Cells another cell's `ref` names: their blocks stay cached until the
+    /// page is done; any other cell's are dropped once it is decoded.
+    referenced: HashSet<usize>,
+}
+
+/// Equal texts stored once. Why: a page's command sets repeat most of their
+/// commands (etcd, NATS, the router, workers a tier leaves alone), and
+/// holding each copy made decoding take about 30× the data file's size.
+#[derive(Debug, Default)]
+pub(super) struct SharedTexts(HashSet<Arc<str>>);
+
+impl SharedTexts {
+    pub(super) fn share(&mut self, text: String) -> Arc<str> {
+        if let Some(t) = self.0.get(text.as_str()) {
+            return Arc::clone(t);
+        }
+        let t: Arc<str> = text.into();
+        self.0.insert(Arc::clone(&t));
+        t
+    }
 }
 
 impl<'a> Decoder<'a> {
     pub(super) fn new(data: &'a AgentxData) -> Self {
+        let mut referenced = HashSet::new();
+        for cell in &data.cells {
+            let routers = cell.routers.values().flat_map(|r| &r.blocks);
+            let patches = cell.points.iter().filter_map(|p| p.patch.as_ref());
+            let replaced = patches.flat_map(|p| p.values()).filter_map(|p| match p {
+                Some(Patch::Replace(list)) => Some(list),
+                _ => None,
+            });
+            for eb in routers.chain(replaced.flatten()) {
+                if let EncodedBlock::Ref { cell, .. } = eb {
+                    referenced.insert(*cell);
+                }
+            }
+        }
         Decoder {
             data,
             cache: HashMap::new(),
+            texts: SharedTexts::default(),
+            referenced,
+        }
+    }
+
+    /// Drops the cached blocks of cell `ci` once it is decoded, unless a
+    /// `ref` names it: a page's blocks need not all be held at once.
+    pub(super) fn done_with(&mut self, ci: usize) {
+        if !self.referenced.contains(&ci) {
+            self.cache.retain(|(c, _), _| *c != ci);
         }
     }
 
@@ -235,9 +282,11 @@ impl<'a> Decoder<'a> {
     /// Every command set of cell `ci`: per point, router and available tier.
     fn command_sets(&mut self, ci: usize, available: &[KvTier]) -> Result<Vec<CommandSet>> {
         let (data, cell) = (self.data, self.cell(ci)?);
-        let mut sets = Vec::new();
+        let mut sets = Vec::with_capacity(cell.points.len() * cell.routers.len() * available.len());
+        let image = Arc::new(image_info(cell));
         for (pi, point) in cell.points.iter().enumerate() {
             let run_status = point_status(cell, point, ci, pi)?;
+            let provenance = Arc::new(provenance(data, cell, point));
             for &router in cell.routers.keys() {
                 let blocks = self.point_blocks(ci, pi, router)?;
                 for &tier in available {
@@ -257,6 +306,8 @@ impl<'a> Decoder<'a> {
                         router,
                         tier,
                         run_status,
+                        provenance: Arc::clone(&provenance),
+                        image: Arc::clone(&image),
                     };
                     sets.push(self.command_set(&at, &blocks, status)?);
                 }
@@ -266,11 +317,16 @@ impl<'a> Decoder<'a> {
     }
 
     /// One command set from its blocks (already in their tier).
-    fn command_set(&self, at: &SetAt<'_>, blocks: &[Block], status: Status) -> Result<CommandSet> {
+    fn command_set(
+        &mut self,
+        at: &SetAt<'_>,
+        blocks: &[Block],
+        status: Status,
+    ) -> Result<CommandSet> {
         let (data, cell, router) = (self.data, at.cell, at.router);
         let point = &cell.points[at.point];
         let files = &cell.routers[&router].files;
-        let (processes, loose_files) = processes_for(data, blocks, router, files)
+        let (processes, loose_files) = processes_for(data, blocks, router, files, &mut self.texts)
             .map_err(|e| anyhow!("cells[{}].routers.{router}: {e:#}", at.ci))?;
         let placeholders = placeholders_in(&processes, &loose_files);
         let notes = NoteContext {
@@ -298,8 +354,8 @@ impl<'a> Decoder<'a> {
             loose_files,
             placeholders,
             notes,
-            provenance: provenance(data, cell, point),
-            image: image_info(cell),
+            provenance: Arc::clone(&at.provenance),
+            image: Arc::clone(&at.image),
         })
     }
 }
@@ -314,6 +370,9 @@ struct SetAt<'a> {
     tier: KvTier,
     /// The point's run status, even when the set is derived.
     run_status: RunStatus,
+    /// The point's provenance and the cell's image, shared by its sets.
+    provenance: Arc<Provenance>,
+    image: Arc<ImageInfo>,
 }
 
 /// Tiers a cell does not offer, with the data's reason or a default one.

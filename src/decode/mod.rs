@@ -68,6 +68,7 @@ pub(crate) fn decode_page(data: &AgentxData) -> Result<DecodedPage> {
     let mut anchors = HashSet::new();
     for ci in 0..data.cells.len() {
         let mut d = decoder.deployment(ci)?;
+        decoder.done_with(ci);
         if !anchors.insert(d.anchor.clone()) {
             bail!(
                 "cells[{ci}]: cell id `{}` gives the anchor `{}`, which another cell already uses; \

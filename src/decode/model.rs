@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
 
@@ -18,13 +19,15 @@ pub struct Process {
     /// Its role, for workers.
     pub role: Option<Role>,
     /// Tab title, e.g. `Decode ×2`.
-    pub title: String,
+    pub title: Arc<str>,
     /// Comment title, e.g. `Decode worker`.
-    pub long_title: String,
+    pub long_title: Arc<str>,
     /// Where and when to start it.
-    pub placement: String,
-    /// The formatted command text.
-    pub command: String,
+    pub placement: Arc<str>,
+    /// The formatted command text. This and the texts above are shared by
+    /// every set of the page with the same text (a command repeats across
+    /// tiers, routers and points).
+    pub command: Arc<str>,
     /// Config files this command names (`nats.conf`, `nginx.conf`).
     pub files: Vec<ConfigFile>,
 }
@@ -110,10 +113,10 @@ pub struct CommandSet {
     pub placeholders: Vec<Placeholder>,
     /// Notes shown with the set.
     pub notes: Vec<Note>,
-    /// Where the point's run is recorded.
-    pub provenance: Provenance,
-    /// The image the commands run in.
-    pub image: ImageInfo,
+    /// Where the point's run is recorded (shared by the sets of a point).
+    pub provenance: Arc<Provenance>,
+    /// The image the commands run in (shared by the sets of a cell).
+    pub image: Arc<ImageInfo>,
 }
 
 impl CommandSet {
@@ -130,8 +133,8 @@ impl CommandSet {
             "status": self.status.id(),
             "label": self.status.label(),
             "anchor": self.anchor,
-            "titles": self.processes.iter().map(|p| p.title.as_str()).collect::<Vec<_>>(),
-            "blocks": self.processes.iter().map(|p| p.command.as_str()).collect::<Vec<_>>(),
+            "titles": self.processes.iter().map(|p| &*p.title).collect::<Vec<_>>(),
+            "blocks": self.processes.iter().map(|p| &*p.command).collect::<Vec<_>>(),
             "placeholders": self.placeholders.iter().map(|p| serde_json::json!({"name": p.name, "description": p.description})).collect::<Vec<_>>(),
             "notes": self.notes.iter().map(|n| serde_json::json!({"id": n.id(), "text": n.text()})).collect::<Vec<_>>(),
             "image": {"name": self.image.image, "status": self.image.status, "commit": self.image.commit},

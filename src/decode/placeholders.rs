@@ -19,7 +19,7 @@ pub(super) fn placeholders_in(processes: &[Process], loose: &[ConfigFile]) -> Ve
     let texts = processes
         .iter()
         .flat_map(|p| {
-            std::iter::once(p.command.as_str()).chain(p.files.iter().map(|f| f.content.as_str()))
+            std::iter::once(&*p.command).chain(p.files.iter().map(|f| f.content.as_str()))
         })
         .chain(loose.iter().map(|f| f.content.as_str()));
     for t in texts {

@@ -3,6 +3,7 @@
 
 use anyhow::{Result, anyhow};
 
+use super::decoder::SharedTexts;
 use super::*;
 use crate::data::{AgentxData, Block, BlockKind, Role, Router};
 use crate::shell;
@@ -19,6 +20,7 @@ pub(super) fn processes_for(
     blocks: &[Block],
     router: Router,
     file_keys: &[String],
+    texts: &mut SharedTexts,
 ) -> Result<(Vec<Process>, Vec<ConfigFile>)> {
     let mut processes: Vec<Process> = blocks
         .iter()
@@ -26,10 +28,10 @@ pub(super) fn processes_for(
             Ok(Process {
                 kind: b.kind,
                 role: b.role,
-                title: short_title(b)?,
-                long_title: long_title(b)?,
-                placement: placement(b, blocks, router),
-                command: command_text(b),
+                title: texts.share(short_title(b)?),
+                long_title: texts.share(long_title(b)?),
+                placement: texts.share(placement(b, blocks, router)),
+                command: texts.share(command_text(b)),
                 files: Vec::new(),
             })
         })

@@ -101,8 +101,12 @@ fn summarize_set(s: &CommandSet) -> SetSummary {
         tier: s.tier,
         router: s.router,
         status: s.status.clone(),
-        processes: s.processes.iter().map(|p| p.long_title.clone()).collect(),
+        processes: s
+            .processes
+            .iter()
+            .map(|p| p.long_title.to_string())
+            .collect(),
         placeholders: s.placeholders.iter().map(|p| p.name.clone()).collect(),
-        commands: s.processes.iter().map(|p| p.command.clone()).collect(),
+        commands: s.processes.iter().map(|p| p.command.to_string()).collect(),
     }
 }

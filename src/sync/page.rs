@@ -305,7 +305,7 @@ fn check_rendered(c: &CellDraft, d: &decode::Deployment) -> Result<(), String> {
                 .iter()
                 .find(|s| s.point == pi && s.router == *router && s.tier == p.kv)
                 .ok_or_else(|| format!("cell `{}` c{}: no {router} command set", c.id, p.conc))?;
-            let got: Vec<&str> = set.processes.iter().map(|x| x.command.as_str()).collect();
+            let got: Vec<&str> = set.processes.iter().map(|x| &*x.command).collect();
             let want: Vec<String> = setup.blocks.iter().map(decode::command_text).collect();
             if got != want {
                 return Err(format!(

@@ -268,7 +268,7 @@ fn expected_blocks(set: &CommandSet) -> Vec<String> {
         v.push(exports.join("\n"));
     }
     for p in &set.processes {
-        v.push(p.command.clone());
+        v.push(p.command.to_string());
         for f in &p.files {
             v.push(f.content.trim_end().to_string());
         }

@@ -53,7 +53,7 @@ fn point_patches() {
     // Point 2 (c8/c16) replaces the sglang blocks wholesale and leaves dynamo as point 0.
     let r = set(&page, c0, 16, KvTier::None, Router::Sglang);
     assert_eq!(
-        r.processes[0].command,
+        &*r.processes[0].command,
         "NCCL_CUMEM_ENABLE=1 \\\nSGLANG_TIMEOUT_KEEP_ALIVE=900 \\\npython3 -m sglang.launch_server \\\n  --model-path example/Mini-FP8 \\\n  --port 30000 \\\n  --tp 4"
     );
     let p0 = set(&page, c0, 1, KvTier::None, Router::Dynamo);
@@ -77,7 +77,7 @@ fn ref_from_drop_overrides_envref() {
         .iter()
         .find(|p| p.role == Some(Role::Decode))
         .unwrap();
-    assert_eq!(decode.title, "Decode");
+    assert_eq!(&*decode.title, "Decode");
     assert!(!decode.placement.contains("CUDA_VISIBLE_DEVICES"));
     assert!(!decode.command.contains("--request-plane"));
     assert!(decode.command.contains("--skip-server-warmup"));
@@ -204,7 +204,7 @@ fn kv_tier_transitions() {
         let all: String = s
             .processes
             .iter()
-            .map(|p| p.command.as_str())
+            .map(|p| &*p.command)
             .collect::<Vec<_>>()
             .join("\n");
         for h in *has {
@@ -219,7 +219,7 @@ fn kv_tier_transitions() {
                 "{cell} {router} {tier}: unexpected {l:?}\n{all}"
             );
         }
-        let got: Vec<&str> = s.processes.iter().map(|p| p.title.as_str()).collect();
+        let got: Vec<&str> = s.processes.iter().map(|p| &*p.title).collect();
         assert_eq!(got, *titles, "{cell} {router} {tier}");
         assert_eq!(s.status.id(), "derived");
     }
@@ -233,7 +233,7 @@ fn measured_mooncake_tiers_keep_what_was_submitted() {
     // The other router at the measured Mooncake tier keeps what the generator
     // derived for it (its own master block, the submitted store-client env).
     let s = set(&page, PD, 64, KvTier::Mooncake, Router::Sglang);
-    let titles: Vec<&str> = s.processes.iter().map(|p| p.title.as_str()).collect();
+    let titles: Vec<&str> = s.processes.iter().map(|p| &*p.title).collect();
     assert_eq!(titles, ["Mooncake master", "Prefill", "Decode", "Router"]);
     assert!(
         s.processes[1]
@@ -243,7 +243,7 @@ fn measured_mooncake_tiers_keep_what_was_submitted() {
     // The measured tier on the submitted router is left exactly as submitted.
     let m = set(&page, PD, 64, KvTier::Mooncake, Router::Dynamo);
     assert_eq!(m.status.id(), "verified-pr");
-    let titles: Vec<&str> = m.processes.iter().map(|p| p.title.as_str()).collect();
+    let titles: Vec<&str> = m.processes.iter().map(|p| &*p.title).collect();
     assert_eq!(
         titles,
         [

@@ -93,9 +93,9 @@ fn glm_excerpt_older_schema_decodes() {
     let nginx = set
         .processes
         .iter()
-        .find(|p| p.title == "nginx (optional)")
+        .find(|p| &*p.title == "nginx (optional)")
         .unwrap();
-    assert_eq!(nginx.command, "nginx -c nginx.conf -g 'daemon off;'");
+    assert_eq!(&*nginx.command, "nginx -c nginx.conf -g 'daemon off;'");
     assert_eq!(nginx.files[0].name, "nginx.conf");
     assert!(set.placeholders.iter().any(|p| p.name == "FRONTEND_2_IP"));
 }
@@ -129,7 +129,7 @@ fn worked_examples_are_byte_identical() {
     };
     let sg = find(Router::Sglang);
     assert_eq!(sg.status.id(), "verified");
-    let blocks: Vec<&str> = sg.processes.iter().map(|p| p.command.as_str()).collect();
+    let blocks: Vec<&str> = sg.processes.iter().map(|p| &*p.command).collect();
     assert_eq!(blocks.join("\n\n"), sglang_expected);
 
     let dy = find(Router::Dynamo);
@@ -139,7 +139,7 @@ fn worked_examples_are_byte_identical() {
         .split("\n\n")
         .map(|b| b.lines().skip(1).collect::<Vec<_>>().join("\n"))
         .collect();
-    let got: Vec<&str> = dy.processes.iter().map(|p| p.command.as_str()).collect();
+    let got: Vec<&str> = dy.processes.iter().map(|p| &*p.command).collect();
     assert_eq!(got, expected);
 }
 
