@@ -9,6 +9,7 @@ mod browser_focus;
 mod browser_search;
 mod check;
 mod cli;
+mod containment;
 mod decode_errors;
 mod decode_rules;
 mod diff;
