@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use anyhow::{Context, Result, bail};
 use tempfile::TempDir;
 
-use super::publish::{RANDOM_LEN, parent_and_name, publish, staging_prefix};
+use super::publish::{Published, RANDOM_LEN, parent_and_name, publish, staging_prefix};
 use crate::util::fs::{is_plain_relative, resolve_output_dir};
 
 /// Where rendered files go: memory (`serve`, `export`, `check`) or a
@@ -165,10 +165,19 @@ impl Staging {
             self.bytes.load(Ordering::Relaxed),
         );
         let staged = self.tmp.keep();
-        if let Err(e) = publish(&staged, &self.out) {
-            // Renamed or not, what is left of it goes; the old site stays.
-            let _ = std::fs::remove_dir_all(&staged);
-            return Err(e);
+        match publish(&staged, &self.out) {
+            Ok(Published::Swapped) => {}
+            Ok(Published::SyncedInPlace) => eprintln!(
+                "note: {} cannot be replaced by a symlink (a mount point?): the new site was \
+                 synced into it file by file, so readers may meet old and new files side by \
+                 side meanwhile; publish atomically by building into a directory inside it",
+                self.out.display()
+            ),
+            Err(e) => {
+                // Renamed or not, what is left of it goes; the old site stays.
+                let _ = std::fs::remove_dir_all(&staged);
+                return Err(e);
+            }
         }
         Ok(counts)
     }

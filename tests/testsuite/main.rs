@@ -15,6 +15,7 @@ mod decode_rules;
 mod diff;
 mod no_panic;
 mod preprocessor;
+mod publish;
 mod real_data;
 mod sample_book;
 mod serve;

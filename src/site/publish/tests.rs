@@ -58,13 +58,18 @@ fn no_exchange(_: &Path, _: &Path) -> std::io::Result<()> {
     Err(ErrorKind::Unsupported.into())
 }
 
+/// [`publish`] without the grace period: replaced generations go at once.
+fn publish_now(staged: &Path, out: &Path) -> Result<Published> {
+    publish_with(staged, out, exchange, Duration::ZERO)
+}
+
 #[test]
 fn generations_swap_by_symlink_and_only_the_previous_one_stays() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     for (i, text) in ["one", "two", "three"].iter().enumerate() {
         let staged = stage(&out, &[("index.html", text), ("m/x.html", text)]);
-        assert_eq!(publish(&staged, &out).unwrap(), Published::Swapped);
+        assert_eq!(publish_now(&staged, &out).unwrap(), Published::Swapped);
         assert!(!staged.exists());
         assert_eq!(
             std::fs::read_to_string(out.join("index.html")).unwrap(),
@@ -78,6 +83,22 @@ fn generations_swap_by_symlink_and_only_the_previous_one_stays() {
         want.push("out");
         assert_eq!(shape(dir.path()), want, "publish {i}");
     }
+}
+
+#[test]
+fn generations_replaced_within_the_grace_period_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    for text in ["one", "two", "three", "four"] {
+        let staged = stage(&out, &[("index.html", text)]);
+        publish(&staged, &out).unwrap();
+    }
+    // All replaced within GRACE: all kept (a reader may still be in one).
+    assert_eq!(shape(dir.path()), ["GEN", "GEN", "GEN", "GEN", "out"]);
+    // Once it has passed, the next publish keeps the current and the previous.
+    let staged = stage(&out, &[("index.html", "five")]);
+    publish_with(&staged, &out, exchange, Duration::ZERO).unwrap();
+    assert_eq!(shape(dir.path()), ["GEN", "GEN", "out"]);
 }
 
 #[test]
@@ -101,7 +122,7 @@ fn a_real_output_directory_is_exchanged_for_the_symlink_in_one_step() {
     // The old directory is now the previous generation, removed next time.
     assert_eq!(shape(dir.path()), ["GEN", "GEN", "out"]);
     let staged = stage(&out, &[("index.html", "newer")]);
-    publish(&staged, &out).unwrap();
+    publish_now(&staged, &out).unwrap();
     assert_eq!(shape(dir.path()), ["GEN", "GEN", "out"]);
     assert!(listing(dir.path()).iter().all(|e| !e.ends_with("/old")));
 }
@@ -121,7 +142,7 @@ fn without_an_exchange_a_real_directory_is_synced_in_place() {
     symlink(elsewhere.join("keep.txt"), out.join("gone.html")).unwrap();
     let staged = stage(&out, &[("index.html", "new"), ("m/x.html", "new")]);
     assert_eq!(
-        publish_with(&staged, &out, no_exchange).unwrap(),
+        publish_with(&staged, &out, no_exchange, GRACE).unwrap(),
         Published::SyncedInPlace
     );
     assert_eq!(listing(&out), ["index.html", "m", "m/x.html"]);
@@ -170,7 +191,7 @@ fn concurrent_publishes_leave_one_whole_site() {
                 for i in 0..10 {
                     let text = format!("{t}-{i}");
                     let staged = stage(out, &[("index.html", &text), ("a/b.html", &text)]);
-                    publish(&staged, out).unwrap();
+                    publish_now(&staged, out).unwrap();
                 }
             });
         }
