@@ -289,13 +289,18 @@ fn exchange(port: u16, request: &str) -> String {
     String::from_utf8_lossy(&buf).into_owned()
 }
 
-/// A normal request is answered, within a generous bound.
+/// A normal request is answered within 1 s (the bound: a
+/// functional limit, far above the few milliseconds an answer takes).
 fn answers_normally(port: u16) {
     let t = Instant::now();
     let (status, _, body) = get(port, "/");
     assert_eq!(status, 200);
     assert!(body.contains("<html"), "{body}");
-    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(1),
+        "a normal request took {:?}",
+        t.elapsed()
+    );
 }
 
 #[test]
@@ -374,6 +379,7 @@ fn serve_answers_while_200_clients_trickle_their_requests() {
             open.len()
         );
         std::thread::sleep(Duration::from_millis(500));
+        answers_normally(port);
         open.retain_mut(|s| {
             let _ = s.write_all(b"z");
             s.set_nonblocking(true).unwrap();
