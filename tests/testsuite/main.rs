@@ -10,6 +10,7 @@ mod browser_search;
 mod check;
 mod cli;
 mod containment;
+mod containment_props;
 mod decode_errors;
 mod decode_rules;
 mod diff;
