@@ -80,7 +80,7 @@ pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
 }
 
 /// Builds the product's release binary and returns its path.
-fn release_binary() -> Result<PathBuf> {
+pub(crate) fn release_binary() -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     run_quiet(

@@ -3,8 +3,10 @@
 //! `mdbook-agentx` package depends on this crate.
 //!
 //! - `bench`: the figures of `docs/BENCHMARKS.md`, measured in one run.
+//! - `deployments`: a model with N deployments (scale figures, issue 12).
 
 mod bench;
+mod deployments;
 mod measure;
 mod scaled;
 
@@ -41,28 +43,62 @@ enum Task {
         #[arg(long)]
         no_mdbook: bool,
     },
+    /// Build books whose one model has N deployments (cells copied from the
+    /// sample data) and print time, peak memory and site size per deployment.
+    Deployments {
+        /// Deployment counts to measure, e.g. `100,500,1000,2000`.
+        #[arg(long, value_delimiter = ',', default_value = "100,500,1000,2000")]
+        counts: Vec<usize>,
+        /// Builds of each count, interleaved across counts (medians reported).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Only write the book of `--counts`' first count into this directory.
+        #[arg(long)]
+        write: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
-    let Task::Bench {
-        book_dir,
-        runs,
-        scale,
-        data,
-        no_mdbook,
-    } = Cli::parse().task;
-    let opts = bench::BenchOptions {
-        book: book_dir,
-        runs,
-        scales: scale,
-        data,
-        mdbook: !no_mdbook,
+    let done = match Cli::parse().task {
+        Task::Bench {
+            book_dir,
+            runs,
+            scale,
+            data,
+            no_mdbook,
+        } => bench::run(&bench::BenchOptions {
+            book: book_dir,
+            runs,
+            scales: scale,
+            data,
+            mdbook: !no_mdbook,
+        }),
+        Task::Deployments {
+            counts,
+            runs,
+            write,
+        } => deployments_task(&counts, runs, write),
     };
-    match bench::run(&opts) {
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn deployments_task(counts: &[usize], runs: usize, write: Option<PathBuf>) -> anyhow::Result<()> {
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(deployments::SAMPLE);
+    if let Some(out) = write {
+        let n = counts.first().copied().unwrap_or(100);
+        deployments::write_book(&sample, n, &out)?;
+        eprintln!("wrote a book with {n} deployments in {}", out.display());
+        return Ok(());
+    }
+    let exe = bench::release_binary()?;
+    print!("{}", deployments::measure(&exe, &sample, counts, runs)?);
+    Ok(())
 }
