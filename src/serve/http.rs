@@ -243,7 +243,6 @@ impl AllowedHosts {
 }
 
 pub(super) fn handle(stream: TcpStream, shared: &Shared) -> Result<()> {
-    let mut stream = stream;
     let head = match read_head(&stream, &LIMITS) {
         Ok(head) => head,
         Err(Refused::Gone) => return Ok(()),
@@ -260,31 +259,8 @@ pub(super) fn handle(stream: TcpStream, shared: &Shared) -> Result<()> {
         }
     };
     stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
-    let head_only = head.method == "HEAD";
-    match head.host.as_deref() {
-        Some(h) if shared.hosts.allows(h) => {}
-        Some(_) => {
-            let text = "this preview server answers only to the names it was started \
-                        for (see --allow-host)\n";
-            return refuse(stream, "421 Misdirected Request", text, &[]);
-        }
-        None => {
-            return refuse(
-                stream,
-                "400 Bad Request",
-                "a Host header is required\n",
-                &[],
-            );
-        }
-    }
-    if head.method != "GET" && !head_only {
-        let allow = [("Allow", "GET, HEAD")];
-        return refuse(
-            stream,
-            "405 Method Not Allowed",
-            "method not allowed\n",
-            &allow,
-        );
+    if let Some((status, text, headers)) = not_admitted(&head, shared) {
+        return refuse(stream, status, text, headers);
     }
     if head.target == EVENTS_PATH {
         let Some(_slot) = StreamSlot::take(shared) else {
@@ -293,6 +269,39 @@ pub(super) fn handle(stream: TcpStream, shared: &Shared) -> Result<()> {
         };
         return event_stream(stream, shared);
     }
+    serve_file(stream, shared, &head)
+}
+
+/// A refusal: status line, text, extra headers.
+type Refusal = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// Why a complete request head is refused:
+/// a Host the server was not started for, none, or a method other than
+/// GET and HEAD.
+fn not_admitted(head: &Head, shared: &Shared) -> Option<Refusal> {
+    match head.host.as_deref() {
+        Some(h) if shared.hosts.allows(h) => {}
+        Some(_) => {
+            let text = "this preview server answers only to the names it was started \
+                        for (see --allow-host)\n";
+            return Some(("421 Misdirected Request", text, &[]));
+        }
+        None => return Some(("400 Bad Request", "a Host header is required\n", &[])),
+    }
+    if head.method != "GET" && head.method != "HEAD" {
+        const ALLOW: &[(&str, &str)] = &[("Allow", "GET, HEAD")];
+        return Some(("405 Method Not Allowed", "method not allowed\n", ALLOW));
+    }
+    None
+}
+
+/// Answers GET or HEAD with a file of the site, or its 404 page.
+fn serve_file(mut stream: TcpStream, shared: &Shared, head: &Head) -> Result<()> {
+    let head_only = head.method == "HEAD";
     let site = shared.site.read().expect("site lock");
     let found = site_path(&head.target).and_then(|p| {
         site.files
