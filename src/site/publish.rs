@@ -190,7 +190,7 @@ fn first_switch(
     make_symlink(generation, &link)?;
     match exchange(&link, &out) {
         Ok(()) => {
-            let old = generation_name(name, &format!("{random:.11}x"));
+            let old = generation_name(name, &old_site_random(random));
             std::fs::rename(&link, parent.join(&old))
                 .with_context(|| format!("cannot rename the old site {}", link.display()))?;
             Ok(Some(old))
@@ -201,6 +201,15 @@ fn first_switch(
             Err(Swap::Synced)
         }
     }
+}
+
+/// The random part of the generation name a replaced real directory gets:
+/// `random` with its last character changed, so it is never the new
+/// generation's own name (a rename onto that fails: "Directory not empty").
+fn old_site_random(random: &str) -> String {
+    let head: String = random.chars().take(RANDOM_LEN - 1).collect();
+    let last = if random.ends_with('x') { 'y' } else { 'x' };
+    format!("{head}{last}")
 }
 
 fn make_symlink(target: &str, link: &Path) -> Result<()> {

@@ -101,6 +101,34 @@ fn generations_replaced_within_the_grace_period_stay() {
     assert_eq!(shape(dir.path()), ["GEN", "GEN", "out"]);
 }
 
+/// Regression: the old directory was renamed to the new generation's own
+/// name when the staging name ended in `x` (one build in 62 failed with
+/// "Directory not empty").
+#[test]
+fn a_real_output_directory_is_exchanged_whatever_the_staging_name() {
+    for random in ["abcdefghijkx", "abcdefghijky", "abcdefghijk1"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("index.html"), "old").unwrap();
+        let staged = dir
+            .path()
+            .join(format!("{}{random}", staging_prefix("out")));
+        std::fs::create_dir(&staged).unwrap();
+        std::fs::write(staged.join("index.html"), "new").unwrap();
+        assert_eq!(
+            publish(&staged, &out).unwrap(),
+            Published::Swapped,
+            "{random}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join("index.html")).unwrap(),
+            "new"
+        );
+        assert_eq!(shape(dir.path()), ["GEN", "GEN", "out"], "{random}");
+    }
+}
+
 #[test]
 fn a_real_output_directory_is_exchanged_for_the_symlink_in_one_step() {
     let dir = tempfile::tempdir().unwrap();
