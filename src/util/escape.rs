@@ -1,0 +1,271 @@
+//! The one place data text enters Markdown, HTML and inline scripts.
+//!
+//! AgentX data is third-party text, and docs builds run on pull requests, so
+//! nothing a data file says may become markup: every data-derived string that
+//! `decode` (note texts, placements) and `render` put into Markdown goes
+//! through [`text`], [`code`], [`link`] or [`table_cell`] here, and every
+//! string or JSON the site puts into HTML or an inline `<script>` through
+//! [`html`], [`script_json`] or [`inline_script`]. Output is exact: the
+//! rendered page shows the data's characters, never what Markdown would make
+//! of them (only `\n`/`\r` become spaces, because every place data goes is
+//! one line of Markdown).
+//!
+//! The escapes are checked against the Markdown parser itself, not against
+//! expectations: the tests parse what these functions produce (in a
+//! paragraph, a list item, a heading, a table cell, a link) and compare the
+//! parser's text with the input, over a table of hostile cases and random
+//! strings.
+
+use std::fmt::Write as _;
+
+/// Characters that mean something inline anywhere in a line: escapes, code
+/// spans, emphasis, strikethrough, links/images/footnotes, raw HTML and
+/// autolinks (`<`, which also defuses `<<agentx …>>`), entities, table pipes
+/// and heading attributes (`{#id onclick=…}`). `#` only matters at a line
+/// start and as a heading's closing run, so only those are escaped.
+const INLINE_SPECIAL: &[char] = &[
+    '\\', '`', '*', '_', '~', '[', ']', '<', '>', '&', '|', '{', '}',
+];
+
+/// Data text as inline Markdown that renders as exactly that text.
+///
+/// Line breaks become spaces, and leading/trailing whitespace is dropped (a
+/// browser would not show it, and at a line start four spaces would open a
+/// code block). The result is safe at any position of a line, including its
+/// start: a block marker there (`- `, `+ `, `: `, `=`, `1. `, `1) `) is
+/// escaped too, while `-5` or `3.10` stay as they are.
+pub(crate) fn text(s: &str) -> String {
+    let s = one_line(s);
+    let s = s.trim();
+    let mut out = String::with_capacity(s.len() + 8);
+    // Whether everything before is digits (`12` of `12) x`, a list marker).
+    let mut only_digits = true;
+    let mut chars = s.chars().enumerate().peekable();
+    while let Some((i, c)) = chars.next() {
+        let ends_marker = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
+        let block_marker = match c {
+            '-' => i == 0 && (ends_marker || chars.peek().is_some_and(|(_, n)| *n == '-')),
+            '+' | ':' => i == 0 && ends_marker,
+            '=' => i == 0,
+            // `# x` opens a heading; `x #` (a run at the end) closes one.
+            '#' => {
+                i == 0
+                    || chars
+                        .peek()
+                        .is_none_or(|(_, n)| n.is_whitespace() || *n == '#')
+            }
+            '.' | ')' => i > 0 && only_digits && ends_marker,
+            _ => false,
+        };
+        if INLINE_SPECIAL.contains(&c) || block_marker {
+            out.push('\\');
+        }
+        only_digits &= c.is_ascii_digit();
+        out.push(c);
+    }
+    out
+}
+
+/// Data text as a code span that shows exactly that text: the fence is a
+/// backtick run that does not occur inside, and text that starts or ends
+/// with a backtick (or with spaces on both ends) is padded with one space,
+/// which CommonMark strips again. Empty text gives an empty string.
+pub(crate) fn code(s: &str) -> String {
+    let s = one_line(s);
+    if s.is_empty() {
+        return String::new();
+    }
+    let fence = "`".repeat(shortest_absent_run(&s, '`'));
+    let all_spaces = s.chars().all(|c| c == ' ');
+    let pad = s.starts_with('`')
+        || s.ends_with('`')
+        || (!all_spaces && s.starts_with(' ') && s.ends_with(' '));
+    let pad = if pad { " " } else { "" };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside
+/// (the body is shown verbatim; `lang` is ours, never data). A lone `\r` is
+/// a line break to Markdown: it becomes `\n`, so that the lines a container
+/// (list item, block quote) prefixes are all the lines Markdown sees.
+pub(crate) fn fenced(lang: &str, body: &str) -> String {
+    let body = if body.contains('\r') {
+        body.replace("\r\n", "\n").replace('\r', "\n").into()
+    } else {
+        std::borrow::Cow::Borrowed(body)
+    };
+    let longest = longest_run(&body, '`');
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{lang}\n{body}\n{fence}\n\n")
+}
+
+/// A link whose label is Markdown made by this module, to `url` when the URL
+/// is one a reader may follow ([`safe_url`]); otherwise the label alone, as
+/// plain text. `url` comes from data and is written so that Markdown hands
+/// the browser exactly that URL.
+pub(crate) fn link(label: &str, url: &str) -> String {
+    match safe_url(url) {
+        Some(dest) => format!("[{label}]({dest})"),
+        None => label.to_string(),
+    }
+}
+
+/// `url` as a Markdown link destination, or `None` when a browser could run
+/// or embed it: only `http:`/`https:` URLs and relative references (no
+/// scheme) pass. URLs with whitespace or control characters never pass (a
+/// browser strips or removes them before it reads the scheme, which is how
+/// `java\tscript:` works). The scheme is read as a browser reads it
+/// (ASCII letters, digits, `+`, `-`, `.`, case-insensitive); an entity such
+/// as `&colon;` is not a colon here, and the `&` is escaped so Markdown does
+/// not decode it either, so the browser sees a relative URL.
+pub(crate) fn safe_url(url: &str) -> Option<String> {
+    if url.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return None;
+    }
+    if let Some(scheme) = scheme(url)
+        && !scheme.eq_ignore_ascii_case("http")
+        && !scheme.eq_ignore_ascii_case("https")
+    {
+        return None;
+    }
+    let mut dest = String::with_capacity(url.len() + 4);
+    for c in url.chars() {
+        // Backslash escapes are undone in destinations; these would end
+        // the destination, start an entity, or pair with the label's brackets.
+        if matches!(
+            c,
+            '\\' | '&' | '(' | ')' | '<' | '>' | '`' | '[' | ']' | '|'
+        ) {
+            dest.push('\\');
+        }
+        dest.push(c);
+    }
+    Some(dest)
+}
+
+/// The scheme of an absolute URL (`https` of `https://…`), if it has one.
+fn scheme(url: &str) -> Option<&str> {
+    let colon = url.find(':')?;
+    let s = &url[..colon];
+    let mut chars = s.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic() && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)))
+        .then_some(s)
+}
+
+/// Markdown made by this module, made safe inside a GFM table cell: every
+/// `|` that is not already escaped gets a backslash. GFM splits rows before
+/// anything else, even inside code spans, and turns `\|` back into `|`.
+pub(crate) fn table_cell(md: &str) -> String {
+    let mut out = String::with_capacity(md.len() + 4);
+    let mut backslashes = 0;
+    for c in md.chars() {
+        if c == '|' && backslashes % 2 == 0 {
+            out.push('\\');
+        }
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+        out.push(c);
+    }
+    out
+}
+
+/// Text for HTML: element content and (quoted) attribute values.
+pub(crate) fn html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A value as JSON that is safe inside an inline `<script>`: `<`, `>` and
+/// `&` (which only occur in strings) as `\u003c` …, so no `</script>` of
+/// any case, `<!--` or entity survives, and the JS line separators U+2028/9
+/// as escapes too.
+pub(crate) fn script_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let json = serde_json::to_string(value)?;
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// Script text for an inline `<script>` element: every `</script` (any
+/// case) becomes `<\/script` and every `<!--` becomes `<\!--`, so the
+/// element ends where it was meant to end. Both spellings mean the same in
+/// a JS string, template or regular expression.
+pub(crate) fn inline_script(js: &str) -> String {
+    escape_closing(js, "script").replace("<!--", "<\\!--")
+}
+
+/// Style text for an inline `<style>` element: every `</style` (any case)
+/// becomes `<\/style` (the same in CSS).
+pub(crate) fn inline_style(css: &str) -> String {
+    escape_closing(css, "style")
+}
+
+/// `</name` in any case → `<\/name`.
+fn escape_closing(text: &str, name: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("</") {
+        let after = &rest[i + 2..];
+        out.push_str(&rest[..i]);
+        let closes = after
+            .get(..name.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(name));
+        out.push_str(if closes { "<\\/" } else { "</" });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Line breaks as spaces.
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(['\n', '\r']) {
+        s.replace("\r\n", " ").replace(['\n', '\r'], " ").into()
+    } else {
+        s.into()
+    }
+}
+
+fn longest_run(s: &str, ch: char) -> usize {
+    runs(s, ch).max().unwrap_or(0)
+}
+
+/// The shortest length ≥ 1 of which `s` has no run of `ch` (exactly).
+fn shortest_absent_run(s: &str, ch: char) -> usize {
+    let lengths: std::collections::BTreeSet<usize> = runs(s, ch).collect();
+    (1..).find(|n| !lengths.contains(n)).unwrap_or(1)
+}
+
+/// Lengths of the maximal runs of `ch` in `s`.
+fn runs(s: &str, ch: char) -> impl Iterator<Item = usize> + '_ {
+    let mut run = 0;
+    s.chars().chain(std::iter::once('\0')).filter_map(move |c| {
+        if c == ch {
+            run += 1;
+            None
+        } else {
+            let r = std::mem::take(&mut run);
+            (r > 0).then_some(r)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;

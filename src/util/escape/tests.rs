@@ -1,0 +1,323 @@
+//! The escapes against the Markdown parser mdBook uses: what the parser
+//! reads back must be the input, and nothing else (no element, link or
+//! HTML that the input did not ask for as text).
+
+use proptest::prelude::*;
+use pulldown_cmark::{Event, Tag, TagEnd};
+
+use super::*;
+use crate::util::markdown::MarkdownConfig;
+
+/// mdBook's parser without smart punctuation, which would turn quotes and
+/// dashes of the text into typographic ones (on purpose, not markup).
+fn events(md: &str) -> Vec<Event<'_>> {
+    let config = MarkdownConfig {
+        smart_punctuation: false,
+        ..MarkdownConfig::default()
+    };
+    config.parser(md).collect()
+}
+
+/// What a reader sees of `s` once it is text: one line, trimmed.
+fn shown(s: &str) -> String {
+    one_line(s).trim().to_string()
+}
+
+/// Hostile and awkward data text: markup, directive, entities, block
+/// markers at the start, multibyte, CRLF.
+const CASES: &[&str] = &[
+    "plain",
+    "<script>alert(1)</script>",
+    "\"><img src=x onerror=alert(1)>",
+    "</SCRIPT><svg onload=alert(1)>",
+    "[click](javascript:alert(1))",
+    "![img](https://e.com/x.png)",
+    "<https://e.com>",
+    "<<agentx page=\"X\">>",
+    "a `b` c ``d`` `",
+    "```",
+    "*em* _em_ **strong** ~~gone~~",
+    "a | b | c",
+    "\\ \\\\ \\| \\`",
+    "&amp; &lt;script&gt; &#60; &colon;",
+    "# heading",
+    "heading ends #",
+    "x ## {#id}",
+    "title {#id onclick=alert(1)}",
+    "- item",
+    "+ item",
+    "1. item",
+    "12) item",
+    "> quote",
+    ": definition",
+    "=== ---",
+    "    indented code",
+    "[^1] footnote",
+    "[ ] task",
+    "Ünïcödé ✓ 中文 🚀 <é>",
+    "line one\r\nline two\nthree\rfour",
+    "trailing backslash \\",
+    "ends with two spaces  ",
+    "<!-- comment -->",
+    "$x$ and $$y$$",
+    "nul \0 bom \u{feff} ls \u{2028} nbsp \u{a0}",
+];
+
+/// Text and inline markup events (no block, link or HTML).
+fn inline_text(events: &[Event<'_>]) -> (String, Vec<String>) {
+    let mut text = String::new();
+    let mut markup = Vec::new();
+    for e in events {
+        match e {
+            Event::Text(t) => text.push_str(t),
+            Event::SoftBreak | Event::HardBreak => markup.push(format!("{e:?}")),
+            Event::Start(Tag::Paragraph | Tag::Item | Tag::List(_) | Tag::Heading { .. })
+            | Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::List(_) | TagEnd::Heading(_)) =>
+                {}
+            Event::Start(Tag::Table(_) | Tag::TableHead | Tag::TableRow | Tag::TableCell)
+            | Event::End(
+                TagEnd::Table | TagEnd::TableHead | TagEnd::TableRow | TagEnd::TableCell,
+            ) => {}
+            other => markup.push(format!("{other:?}")),
+        }
+    }
+    (text, markup)
+}
+
+/// `text(s)` in every context render uses it in: read back exactly, no markup.
+fn assert_text_round_trips(s: &str) {
+    let t = text(s);
+    let want = shown(s);
+    let contexts = [
+        (format!("x {t} y\n"), format!("x {want} y")),
+        (format!("- x {t}\n"), format!("x {want}")),
+        (format!("{t}\n"), want.clone()),
+        (format!("- {t}\n"), want.clone()),
+        (format!("# x {t} {{#id}}\n"), format!("x {want}")),
+    ];
+    for (md, expected) in &contexts {
+        let ev = events(md);
+        let (got, markup) = inline_text(&ev);
+        assert_eq!(got, expected.trim_end(), "{s:?} in {md:?}: {ev:?}");
+        assert!(markup.is_empty(), "{s:?} in {md:?}: markup {markup:?}");
+        if md.starts_with('#') {
+            let id = ev.iter().find_map(|e| match e {
+                Event::Start(Tag::Heading { id, attrs, .. }) => Some((id.clone(), attrs.len())),
+                _ => None,
+            });
+            assert_eq!(
+                id,
+                Some((Some("id".into()), 0)),
+                "{s:?}: heading attributes"
+            );
+        }
+    }
+    let cell = format!("| h |\n|---|\n| {} |\n", table_cell(&t));
+    let ev = events(&cell);
+    let (got, markup) = inline_text(&ev);
+    assert_eq!(got, format!("h{want}"), "{s:?} in a table: {ev:?}");
+    assert!(markup.is_empty(), "{s:?} in a table: {markup:?}");
+    let cells = ev
+        .iter()
+        .filter(|e| matches!(e, Event::Start(Tag::TableCell)))
+        .count();
+    assert_eq!(cells, 2, "{s:?}: the table kept one column");
+}
+
+#[test]
+fn text_reads_back_exactly() {
+    for s in CASES {
+        assert_text_round_trips(s);
+    }
+}
+
+#[test]
+fn text_table() {
+    let table: &[(&str, &str)] = &[
+        ("GB300", "GB300"),
+        ("Agg TP4·EP4", "Agg TP4·EP4"),
+        ("a|b", "a\\|b"),
+        ("<script>", "\\<script\\>"),
+        ("[x](y)", "\\[x\\](y)"),
+        ("- x", "\\- x"),
+        ("1. x", "1\\. x"),
+        ("10) x", "10\\) x"),
+        ("x - 1.", "x - 1."),
+        ("3.10", "3.10"),
+        ("-5 --x", "-5 --x"),
+        ("-- x", "\\-- x"),
+        ("1.", "1\\."),
+        ("PR #4174", "PR #4174"),
+        ("#1 a # b ##", "\\#1 a \\# b \\#\\#"),
+        ("a\r\nb", "a b"),
+        ("  a  ", "a"),
+    ];
+    for (input, want) in table {
+        assert_eq!(text(input), *want, "{input:?}");
+    }
+}
+
+/// `code(s)` is one code span holding exactly `s` (on one line).
+fn assert_code_round_trips(s: &str) {
+    let c = code(s);
+    let want = one_line(s).into_owned();
+    if want.is_empty() {
+        assert_eq!(c, "");
+        return;
+    }
+    for md in [format!("x {c} y\n"), format!("{c}\n"), format!("- {c}\n")] {
+        let ev = events(&md);
+        let codes: Vec<&str> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::Code(t) => Some(t.as_ref()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(codes, [want.as_str()], "{s:?} in {md:?}: {ev:?}");
+    }
+    let cell = format!("| h |\n|---|\n| {} |\n", table_cell(&c));
+    let ev = events(&cell);
+    let code_in_cell = ev.iter().find_map(|e| match e {
+        Event::Code(t) => Some(t.to_string()),
+        _ => None,
+    });
+    // GFM turns `\|` back into `|` even in code; only a backslash right
+    // before a pipe is lost, never the cell boundary.
+    assert_eq!(
+        code_in_cell.map(|t| t.replace("\\|", "|")),
+        Some(want.replace("\\|", "|")),
+        "{s:?} in a table: {ev:?}"
+    );
+}
+
+#[test]
+fn code_reads_back_exactly() {
+    for s in CASES {
+        assert_code_round_trips(s);
+    }
+    for s in ["`", "``", "a`", "`a", " a ", "   ", " `` ", "x ``` y `` z"] {
+        assert_code_round_trips(s);
+    }
+}
+
+#[test]
+fn code_fences() {
+    assert_eq!(code("a"), "`a`");
+    assert_eq!(code("a`b"), "``a`b``");
+    assert_eq!(code("a``b`c"), "```a``b`c```");
+    assert_eq!(code("`x"), "`` `x ``");
+    assert_eq!(fenced("bash", "echo"), "```bash\necho\n```\n\n");
+    assert_eq!(fenced("text", "a ```` b"), "`````text\na ```` b\n`````\n\n");
+}
+
+/// Links: http(s) and relative references link, with exactly that URL;
+/// everything else is the label as text.
+#[test]
+fn links_only_to_safe_urls() {
+    let safe = [
+        "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/1",
+        "HTTP://e.com/a_(b)?c=1&d=<2>#f",
+        "../x.html#a",
+        "#anchor",
+        "//cdn.example/x",
+        "javascript&colon;alert(1)",
+        "javascript&#58;alert(1)",
+        "a\\b`c[d]|e",
+    ];
+    for url in safe {
+        let md = format!("{}\n", link(&text("label"), url));
+        let ev = events(&md);
+        let dest = ev.iter().find_map(|e| match e {
+            Event::Start(Tag::Link { dest_url, .. }) => Some(dest_url.to_string()),
+            _ => None,
+        });
+        assert_eq!(dest.as_deref(), Some(url), "{url}: {ev:?}");
+    }
+    let unsafe_urls = [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        " javascript:alert(1)",
+        "java\tscript:alert(1)",
+        "java\nscript:alert(1)",
+        "\u{1}javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "vbscript:x",
+        "file:///etc/passwd",
+        "https://e.com/a b",
+        "",
+    ];
+    for url in unsafe_urls {
+        let out = link(&text("label"), url);
+        assert_eq!(out, "label", "{url:?}");
+    }
+}
+
+#[test]
+fn table_cells_escape_pipes_once() {
+    assert_eq!(table_cell("a|b"), "a\\|b");
+    assert_eq!(table_cell("a\\|b"), "a\\|b");
+    assert_eq!(table_cell("a\\\\|b"), "a\\\\\\|b");
+}
+
+#[test]
+fn scripts_cannot_be_closed() {
+    let v = serde_json::json!({"t": "</SCRIPT><script>x</script><!-- & \u{2028}"});
+    let json = script_json(&v).unwrap();
+    assert!(!json.contains(['<', '>', '&', '\u{2028}']), "{json}");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap(), v);
+    assert_eq!(
+        inline_script("a='</SCRIPT>'; b='</script'; c='<!--'; d='</scr'"),
+        "a='<\\/SCRIPT>'; b='<\\/script'; c='<\\!--'; d='</scr'"
+    );
+    assert_eq!(inline_style("a{}</StYlE>"), "a{}<\\/StYlE>");
+    assert_eq!(
+        html("<a href=\"x\">'&"),
+        "&lt;a href=&quot;x&quot;&gt;&#39;&amp;"
+    );
+}
+
+/// Characters that mean something to Markdown or HTML, with letters,
+/// spaces, line breaks and multibyte characters.
+fn hostile_string() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            proptest::sample::select(vec![
+                '\\', '`', '*', '_', '~', '[', ']', '(', ')', '<', '>', '&', '|', '{', '}', '#',
+                '-', '+', '=', ':', '.', '!', '^', '"', '\'', '$', ' ', '\t', '\n', '\r', '1', '9',
+                'a', 'Z', ';', '/', 'é', '✓', '🚀',
+            ]),
+            proptest::char::any(),
+        ],
+        0..24,
+    )
+    .prop_map(|v| v.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn any_text_reads_back(s in hostile_string()) {
+        assert_text_round_trips(&s);
+    }
+
+    #[test]
+    fn any_code_reads_back(s in hostile_string()) {
+        assert_code_round_trips(&s);
+    }
+
+    #[test]
+    fn any_url_links_exactly_or_not_at_all(s in hostile_string()) {
+        let md = format!("{}\n", link("label", &s));
+        let ev = events(&md);
+        let dest = ev.iter().find_map(|e| match e {
+            Event::Start(Tag::Link { dest_url, .. }) => Some(dest_url.to_string()),
+            _ => None,
+        });
+        match safe_url(&s) {
+            Some(_) => prop_assert_eq!(dest.as_deref(), Some(s.as_str())),
+            None => prop_assert_eq!(dest, None),
+        }
+    }
+}
