@@ -22,7 +22,8 @@ pub struct Process {
     pub title: Arc<str>,
     /// Comment title, e.g. `Decode worker`.
     pub long_title: Arc<str>,
-    /// Where and when to start it.
+    /// Where and when to start it, as one line of Markdown (data in it is
+    /// escaped).
     pub placement: Arc<str>,
     /// The formatted command text. This and the texts above are shared by
     /// every set of the page with the same text (a command repeats across

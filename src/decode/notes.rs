@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::data::{AgentxData, Block, Cell, KvTier, Point, Role, Router, RunStatus};
+use crate::util::escape::{code, text};
 
 /// A note shown with a command set; [`Note::text`] is its Markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +99,8 @@ impl Note {
         }
     }
 
-    /// The note as Markdown.
+    /// The note as Markdown (on one line; data text in it is escaped, so
+    /// it renders as the characters the data has, never as markup).
     pub fn text(&self) -> String {
         match self {
             Note::DerivedFrom {
@@ -116,22 +118,33 @@ impl Note {
                  only the launcher, routing and router-specific flags differ.",
                 to.label()
             ),
-            Note::KvRemoved => "KV offload removed; only the GPU KV cache is used.".into(),
+            Note::KvRemoved
+            | Note::ChatTemplate
+            | Note::RenameDpAttention
+            | Note::HicacheSize
+            | Note::Efa
+            | Note::MooncakeSegment
+            | Note::IbDevices
+            | Note::InstallBundled => self.fixed_text().into(),
             Note::KvHicache {
                 donor,
                 donor_hardware,
                 roles,
             } => format!(
-                "HiCache settings from the verified `{donor}` launch ({donor_hardware}), applied \
-                 to the workers that hold the prefix cache ({roles})."
+                "HiCache settings from the verified {} launch ({}), applied to the workers that \
+                 hold the prefix cache ({roles}).",
+                code(donor),
+                text(donor_hardware)
             ),
             Note::KvMooncake {
                 donor,
                 donor_hardware,
             } => format!(
                 "Mooncake external-linker flags, store-client environment and `mooncake_master` \
-                 from the verified `{donor}` launch ({donor_hardware}). Its optional standalone \
-                 Mooncake stores are not included."
+                 from the verified {} launch ({}). Its optional standalone Mooncake stores are \
+                 not included.",
+                code(donor),
+                text(donor_hardware)
             ),
             Note::SyntheticAcceptance { golden_al } => format!(
                 "SemiAnalysis measured this point with a synthetic speculative-decoding acceptance \
@@ -139,39 +152,58 @@ impl Note {
                  of these commands. Real speed depends on your workload's acceptance.",
                 golden_al
                     .as_deref()
-                    .map(|al| format!(" of {al}"))
+                    .map(|al| format!(" of {}", text(al)))
                     .unwrap_or_default()
             ),
-            Note::ChatTemplate => {
-                "The SemiAnalysis run used the `deepseek_v4_thinking.jinja` chat \
-                 template, which drops tool definitions; these commands keep SGLang's built-in \
-                 DeepSeek-V4 encoding, which supports tool calling."
-                    .into()
-            }
             Note::UnknownDisclosure(d) => {
-                format!("Disclosure `{d}`: see the submission for details.")
+                format!("Disclosure {}: see the submission for details.", code(d))
             }
-            Note::RenameDpAttention => "Newer SGLang deprecates `--enable-dp-attention` and \
-                 `--dp-size` in favour of `--attn-dp-size` (sglang PR #41818); these commands keep \
-                 the flags this image expects."
-                .into(),
-            Note::HicacheSize => "`--hicache-size` is host DRAM per rank in GB, sized to \
-                 SemiAnalysis's nodes; size it to your hosts."
-                .into(),
-            Note::Efa => "`MOONCAKE_PROTOCOL=efa` is for AWS EFA; use `rdma` on InfiniBand.".into(),
-            Note::MooncakeSegment => "`MOONCAKE_GLOBAL_SEGMENT_SIZE` is the host memory each node \
-                 contributes to the Mooncake store; size it to your hosts."
-                .into(),
-            Note::IbDevices => "`$IB_DEVICES` is comma-separated, e.g. `mlx5_0,mlx5_1`.".into(),
             Note::Install { router, line } => match line.strip_prefix('#') {
-                Some(rest) => format!("{}: {}", router_product(*router), rest.trim()),
-                None => format!("{} install used by SA: `{line}`", router_product(*router)),
+                Some(rest) => format!("{}: {}", router_product(*router), text(rest)),
+                None => format!(
+                    "{} install used by SA: {}",
+                    router_product(*router),
+                    code(line)
+                ),
             },
-            Note::InstallBundled => "Dynamo: the `ai-dynamo` release bundled in the image.".into(),
             Note::Setup { what, reason } => match reason {
-                Some(r) => format!("Before launch, on every worker node: `{what}` — {r}"),
-                None => format!("Before launch, on every worker node: `{what}`"),
+                Some(r) => format!(
+                    "Before launch, on every worker node: {} — {}",
+                    code(what),
+                    text(r)
+                ),
+                None => format!("Before launch, on every worker node: {}", code(what)),
             },
+        }
+    }
+
+    /// The text of a note that carries no data (empty for the others,
+    /// which [`Note::text`] formats).
+    fn fixed_text(&self) -> &'static str {
+        match self {
+            Note::KvRemoved => "KV offload removed; only the GPU KV cache is used.",
+            Note::ChatTemplate => {
+                "The SemiAnalysis run used the `deepseek_v4_thinking.jinja` chat template, which \
+                 drops tool definitions; these commands keep SGLang's built-in DeepSeek-V4 \
+                 encoding, which supports tool calling."
+            }
+            Note::RenameDpAttention => {
+                "Newer SGLang deprecates `--enable-dp-attention` and `--dp-size` in favour of \
+                 `--attn-dp-size` (sglang PR #41818); these commands keep the flags this image \
+                 expects."
+            }
+            Note::HicacheSize => {
+                "`--hicache-size` is host DRAM per rank in GB, sized to SemiAnalysis's nodes; \
+                 size it to your hosts."
+            }
+            Note::Efa => "`MOONCAKE_PROTOCOL=efa` is for AWS EFA; use `rdma` on InfiniBand.",
+            Note::MooncakeSegment => {
+                "`MOONCAKE_GLOBAL_SEGMENT_SIZE` is the host memory each node contributes to the \
+                 Mooncake store; size it to your hosts."
+            }
+            Note::IbDevices => "`$IB_DEVICES` is comma-separated, e.g. `mlx5_0,mlx5_1`.",
+            Note::InstallBundled => "Dynamo: the `ai-dynamo` release bundled in the image.",
+            _ => "",
         }
     }
 }

@@ -7,6 +7,7 @@ use super::decoder::SharedTexts;
 use super::*;
 use crate::data::{AgentxData, Block, BlockKind, Role, Router};
 use crate::shell;
+use crate::util::escape::text;
 
 /// The command text of one block, as a command set shows it (`sync` checks
 /// its blocks against this before it writes them).
@@ -103,7 +104,8 @@ fn long_title(b: &Block) -> Result<String> {
     })
 }
 
-/// Where and when to start a block's process.
+/// Where and when to start a block's process, as Markdown (data in it
+/// escaped).
 fn placement(b: &Block, blocks: &[Block], router: Router) -> String {
     match b.kind {
         BlockKind::Worker => worker_placement(b, blocks, router),
@@ -124,7 +126,7 @@ fn placement(b: &Block, blocks: &[Block], router: Router) -> String {
                 .ports
                 .as_ref()
                 .filter(|p| !p.is_empty())
-                .map(|p| p.join(", "))
+                .map(|p| text(&p.join(", ")))
                 .unwrap_or_else(|| "8800".into());
             format!(
                 "Start on each of the {nodes} decode node(s), one instance per port ({ports}; change `--port`)."
@@ -180,7 +182,7 @@ fn worker_placement(b: &Block, blocks: &[Block], router: Router) -> String {
         let per: Vec<String> = pins
             .iter()
             .enumerate()
-            .map(|(i, g)| format!("worker {i}: {}", g.join(",")))
+            .map(|(i, g)| format!("worker {i}: {}", text(&g.join(","))))
             .collect();
         s.push_str(&format!(
             " Workers share nodes: pin GPUs per worker with `CUDA_VISIBLE_DEVICES` = {}.",

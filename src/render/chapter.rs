@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use super::*;
 use crate::data::{ImageStatus, KvTier, Router};
 use crate::decode::{CommandSet, DecodedPage, Deployment, Status};
+use crate::util::escape::{code, link, table_cell, text};
 
 fn image_warning(d: &Deployment) -> Option<String> {
     match d.image.status {
@@ -48,12 +49,10 @@ pub(super) fn deployment_chapter(
     opts: &SectionOptions,
 ) -> String {
     let mut md = String::new();
-    let _ = writeln!(md, "# {} {{#{}}}\n", deployment_title(d), d.anchor);
-    let _ = writeln!(
-        md,
-        "[← {}: {SECTION_TITLE}](../{}#{})\n",
-        page.model, opts.chapter_file, opts.anchor
-    );
+    let _ = writeln!(md, "# {} {{#{}}}\n", text(&deployment_title(d)), d.anchor);
+    let back = text(&format!("← {}: {SECTION_TITLE}", page.model));
+    let target = format!("../{}#{}", opts.chapter_file, opts.anchor);
+    let _ = writeln!(md, "{}\n", link(&back, &target));
     md.push_str(
         "> [!WARNING]\n> Mirrored from a SemiAnalysis InferenceX AgentX submission; not verified \
          by the maintainers of these docs.\n\n",
@@ -88,20 +87,20 @@ pub(super) fn deployment_chapter(
 fn facts(d: &Deployment) -> String {
     let mut md = String::from("| Deployment fact | Value |\n|---|---|\n");
     let rows: [(&str, String); 11] = [
-        ("Hardware", d.hw_label.clone()),
-        ("Checkpoint", d.ckpt_label.clone()),
-        ("Deployment", d.label.clone()),
-        ("Detail", d.detail.clone().unwrap_or_else(|| "—".into())),
+        ("Hardware", text(&d.hw_label)),
+        ("Checkpoint", text(&d.ckpt_label)),
+        ("Deployment", text(&d.label)),
+        ("Detail", text(d.detail.as_deref().unwrap_or("—"))),
         ("GPUs", d.gpus.to_string()),
-        ("Config", format!("`{}`", d.config_key)),
-        ("Cell", format!("`{}`", d.cell_id)),
+        ("Config", code(&d.config_key)),
+        ("Cell", code(&d.cell_id)),
         ("Submitted router", d.submitted.label().to_string()),
-        ("Status", d.status.label()),
+        ("Status", text(&d.status.label())),
         ("Provenance", provenance_links(&d.provenance, true)),
-        ("Image", format!("`{}`", d.image.image)),
+        ("Image", code(&d.image.image)),
     ];
     for (k, v) in rows {
-        let _ = writeln!(md, "| {k} | {} |", cell_text(&v));
+        let _ = writeln!(md, "| {k} | {} |", table_cell(&v));
     }
     md.push('\n');
     md
@@ -119,7 +118,7 @@ fn tiers(d: &Deployment) -> String {
             };
             let _ = writeln!(md, "- {}: {how}", t.label());
         } else if let Some(u) = d.unavailable.iter().find(|u| u.tier == t) {
-            let why = &u.reason;
+            let why = text(&u.reason);
             let _ = writeln!(md, "- {}: not available for this image ({why})", t.label());
         }
     }
@@ -151,7 +150,8 @@ fn combinations(d: &Deployment, routers: &[Router]) -> String {
             for t in &d.available {
                 match sets.iter().find(|s| s.router == *r && s.tier == *t) {
                     Some(s) => {
-                        let _ = write!(md, " [{}](#{}) |", status_mark(&s.status), s.anchor);
+                        let mark = link(status_mark(&s.status), &format!("#{}", s.anchor));
+                        let _ = write!(md, " {mark} |");
                     }
                     None => md.push_str(" — |"),
                 }

@@ -1,9 +1,12 @@
 //! One command set as Markdown: heading with its anchor, status and
-//! provenance, notes, the Env Vars block, a block per process.
+//! provenance, notes, the Env Vars block, a block per process. Data text
+//! goes in through [`crate::util::escape`]; `Note::text` and
+//! `Process::placement` are Markdown that `decode` escaped the same way.
 
 use std::fmt::Write as _;
 
 use crate::decode::{CommandSet, ConfigFile, Status};
+use crate::util::escape::{code, fenced, link, text};
 
 /// Class of a process heading inside a command set (`{.agentx-process}`).
 pub(crate) const PROCESS_CLASS: &str = "agentx-process";
@@ -27,27 +30,27 @@ pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
         command_set_title(s),
         s.anchor
     );
-    let mut meta = format!("**{}**", s.status.label());
+    let mut meta = format!("**{}**", text(&s.status.label()));
     if s.status != Status::Derived {
         let p = &s.provenance;
         let mut parts = Vec::new();
         if let Some(u) = &p.run_url {
-            parts.push(format!("[SA sweep run]({u})"));
+            parts.push(link("SA sweep run", u));
         }
         if let (Some(pr), Some(u)) = (&p.pr, &p.pr_url) {
-            parts.push(format!("[InferenceX PR #{pr}]({u})"));
+            parts.push(link(&text(&format!("InferenceX PR #{pr}")), u));
         }
         if let Some(u) = &p.job_url {
-            parts.push(format!("[job log]({u})"));
+            parts.push(link("job log", u));
         }
         if let Some(date) = &p.date {
-            parts.push(format!("dashboard date {date}"));
+            parts.push(format!("dashboard date {}", text(date)));
         }
         if let Some(u) = &p.recipe_url {
-            parts.push(format!("[recipe]({u})"));
+            parts.push(link("recipe", u));
         }
         if let Some(o) = &p.override_name {
-            parts.push(format!("override `{o}`"));
+            parts.push(format!("override {}", code(o)));
         }
         if !parts.is_empty() {
             meta.push_str(" — ");
@@ -67,11 +70,11 @@ pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
     if !s.placeholders.is_empty() {
         let _ = writeln!(
             md,
-            "#### Env Vars — set first {{#{}-env .{PROCESS_CLASS}}}\n\n```bash",
+            "#### Env Vars — set first {{#{}-env .{PROCESS_CLASS}}}\n",
             s.anchor
         );
-        md.push_str(&crate::decode::env_exports(&s.placeholders));
-        md.push_str("```\n\n");
+        let exports = crate::decode::env_exports(&s.placeholders);
+        md.push_str(&fenced("bash", exports.trim_end_matches('\n')));
     }
     for (i, p) in s.processes.iter().enumerate() {
         let _ = writeln!(
@@ -101,32 +104,9 @@ fn config_file_markdown(f: &ConfigFile) -> String {
         Some("toml") => "toml",
         _ => "text",
     };
-    format!("`{}`\n\n{}", f.name, fenced(lang, f.content.trim_end()))
-}
-
-/// A fenced block whose fence is longer than any backtick run inside.
-fn fenced(lang: &str, body: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in body.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    let fence = "`".repeat(longest.max(2) + 1);
-    format!("{fence}{lang}\n{body}\n{fence}\n\n")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fence_outgrows_backticks() {
-        assert_eq!(fenced("bash", "echo"), "```bash\necho\n```\n\n");
-        assert_eq!(fenced("text", "a ```` b"), "`````text\na ```` b\n`````\n\n");
-    }
+    format!(
+        "{}\n\n{}",
+        code(&f.name),
+        fenced(lang, f.content.trim_end())
+    )
 }

@@ -10,8 +10,13 @@
 //! Output is plain CommonMark + GFM (tables, `{#id}` heading attributes, GFM
 //! alerts), readable without JavaScript, and deterministic.
 //!
+//! Every data-derived string goes into the Markdown through
+//! [`crate::util::escape`] (text, code spans, links, table cells); the only
+//! strings written as they are are this module's own literals, numbers,
+//! labels of this tool's enums and anchors (slugs: `[a-z0-9-]`).
+//!
 //! May use: `decode` (the model only, never the raw data), `data` (its
-//! vocabulary: routers, tiers, image status).
+//! vocabulary: routers, tiers, image status), `util`.
 
 mod chapter;
 mod command_set;
@@ -22,6 +27,7 @@ use self::chapter::deployment_chapter;
 pub(crate) use self::command_set::{PROCESS_CLASS, command_set_markdown, command_set_title};
 use crate::data::KvTier;
 use crate::decode::{DecodedPage, Deployment, Provenance, Status};
+use crate::util::escape::{code, link, table_cell, text};
 
 /// Anchor of the section heading on the model page.
 pub(crate) const SECTION_ANCHOR: &str = "agentic-long-context-deployment";
@@ -79,7 +85,7 @@ pub(crate) fn render_section(
          one block per process in launch order, for each concurrency point, KV-offload tier and \
          router. Launches that were measured link to the run that measured them; the others say \
          what they were derived from.\n",
-        page.model
+        text(&page.model)
     );
     md.push_str(&bullets(page, deployments));
     let _ = writeln!(md, "{} Deployments\n", h(1));
@@ -105,7 +111,8 @@ fn subchapter_path(opts: &SectionOptions, d: &Deployment) -> String {
     format!("{}/{}.md", opts.subchapter_dir, d.anchor)
 }
 
-/// `GB300 · Agg TP2·EP2 · DSpark 5`
+/// `GB300 · Agg TP2·EP2 · DSpark 5`, as plain text (a sidebar name; pass it
+/// through [`text`] to put it into Markdown).
 pub(crate) fn deployment_title(d: &Deployment) -> String {
     match &d.detail {
         Some(detail) => format!("{} · {} · {}", d.hw_label, d.label, detail),
@@ -124,7 +131,7 @@ fn bullets(page: &DecodedPage, deployments: &[&Deployment]) -> String {
     let mut hicache_donors: Vec<String> = Vec::new();
     for d in deployments {
         if let Some(hc) = &d.hicache {
-            let s = format!("`{}` ({})", hc.donor, hc.donor_hardware);
+            let s = format!("{} ({})", code(&hc.donor), text(&hc.donor_hardware));
             if !hicache_donors.contains(&s) {
                 hicache_donors.push(s);
             }
@@ -149,8 +156,9 @@ fn bullets(page: &DecodedPage, deployments: &[&Deployment]) -> String {
     if let (true, Some(km)) = (any_mooncake, &page.mooncake) {
         let _ = write!(
             out,
-            " Mooncake settings come from the verified `{}` launch ({}).",
-            km.donor, km.donor_hardware
+            " Mooncake settings come from the verified {} launch ({}).",
+            code(&km.donor),
+            text(&km.donor_hardware)
         );
     }
     out.push_str(
@@ -171,11 +179,6 @@ fn bullets(page: &DecodedPage, deployments: &[&Deployment]) -> String {
     out
 }
 
-/// Escapes text for a table cell.
-fn cell_text(s: &str) -> String {
-    s.replace('|', "\\|")
-}
-
 /// The lane table: one row per deployment. Provenance and image are on each
 /// deployment's chapter (its facts table), so that the table fits a desktop
 /// window without sideways scrolling.
@@ -190,21 +193,21 @@ fn lane_table(deployments: &[&Deployment], opts: &SectionOptions) -> String {
             .command_sets
             .iter()
             .filter(|s| s.status != Status::Derived)
-            .map(|s| format!("[{}]({path}#{})", s.concs_label(), s.anchor))
+            .map(|s| link(&text(&s.concs_label()), &format!("{path}#{}", s.anchor)))
             .collect();
         let measured: Vec<&str> = d.measured.iter().map(|t| t.label()).collect();
         let _ = writeln!(
             t,
-            "| {} | {} | [{}]({path}) | {} | {} | {} | {} | {} | {} |",
-            cell_text(&d.hw_label),
-            cell_text(&d.ckpt_label),
-            cell_text(&d.label),
-            cell_text(d.detail.as_deref().unwrap_or("—")),
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            table_cell(&text(&d.hw_label)),
+            table_cell(&text(&d.ckpt_label)),
+            table_cell(&link(&text(&d.label), &path)),
+            table_cell(&text(d.detail.as_deref().unwrap_or("—"))),
             d.gpus,
-            concs.join(" · "),
+            table_cell(&concs.join(" · ")),
             measured.join(", "),
             d.submitted.label(),
-            d.status.label(),
+            table_cell(&text(&d.status.label())),
         );
     }
     t.push('\n');
@@ -215,21 +218,24 @@ fn lane_table(deployments: &[&Deployment], opts: &SectionOptions) -> String {
 fn provenance_links(p: &Provenance, with_recipe: bool) -> String {
     let mut parts = Vec::new();
     if let Some(u) = &p.run_url {
-        parts.push(format!("[SA sweep run]({u})"));
+        parts.push(link("SA sweep run", u));
     }
-    match (&p.pr, &p.pr_url) {
-        (Some(pr), Some(u)) => parts.push(format!("[InferenceX PR #{pr}]({u})")),
-        (Some(pr), None) => parts.push(format!("InferenceX PR #{pr}")),
-        _ => {}
+    if let Some(pr) = &p.pr {
+        let label = text(&format!("InferenceX PR #{pr}"));
+        parts.push(match &p.pr_url {
+            Some(u) => link(&label, u),
+            None => label,
+        });
     }
     if let Some(u) = &p.comment_url {
-        parts.push(format!("[sign-off]({u})"));
+        parts.push(link("sign-off", u));
     }
     if with_recipe && let Some(u) = &p.recipe_url {
-        match &p.sha {
-            Some(sha) => parts.push(format!("[recipe @ {}]({u})", short_sha(sha))),
-            None => parts.push(format!("[recipe]({u})")),
-        }
+        let label = match &p.sha {
+            Some(sha) => text(&format!("recipe @ {}", short_sha(sha))),
+            None => "recipe".to_string(),
+        };
+        parts.push(link(&label, u));
     }
     if parts.is_empty() {
         "—".into()
@@ -238,20 +244,14 @@ fn provenance_links(p: &Provenance, with_recipe: bool) -> String {
     }
 }
 
-fn short_sha(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
+/// The first 7 characters (not bytes: data may put anything there).
+fn short_sha(sha: &str) -> String {
+    sha.chars().take(7).collect()
 }
 
 fn commit_link(commit: &str) -> String {
-    format!("[`{commit}`](https://github.com/sgl-project/sglang/commit/{commit})")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn table_cells_escape_pipes() {
-        assert_eq!(cell_text("a|b"), "a\\|b");
-    }
+    link(
+        &code(commit),
+        &format!("https://github.com/sgl-project/sglang/commit/{commit}"),
+    )
 }

@@ -283,20 +283,8 @@ fn highlight_uncached(lang: &str, code: &str) -> String {
     out
 }
 
-pub(crate) fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// HTML text and attribute values: the escaping module's.
+pub(crate) use crate::util::escape::html as escape_html;
 
 /// CSS for the token classes: colours read from a light bundled theme, and
 /// from a dark one under `prefers-color-scheme: dark`.

@@ -249,7 +249,9 @@ pub(super) fn search_index_json(catalog: &Catalog, pages: &[SearchPage]) -> Resu
         "s": s,
         "g": catalog.groups,
     });
-    Ok(serde_json::to_string(&index)?)
+    // Headings and set titles carry data text, and pages inline the index:
+    // every `<` (and `>`, `&`) is escaped, so no `</script` of any case survives.
+    Ok(crate::util::escape::script_json(&index)?)
 }
 
 /// The index as the script `search-index.js` (it sets
@@ -264,7 +266,7 @@ pub(super) fn search_index_script(catalog: &Catalog, pages: &[SearchPage]) -> Re
 /// The index as the text of an inline `<script type="application/json">`:
 /// every `<` escaped, so no data can end the element.
 pub(super) fn search_index_inline(catalog: &Catalog, pages: &[SearchPage]) -> Result<String> {
-    Ok(search_index_json(catalog, pages)?.replace('<', "\\u003c"))
+    search_index_json(catalog, pages)
 }
 
 /// `x.md` → the page's search entry in a site of one file per chapter.
