@@ -43,9 +43,7 @@ impl<'de> Deserialize<'de> for Arg {
                 let flag: String = seq
                     .next_element()?
                     .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-                if flag.is_empty() {
-                    return Err(de::Error::custom("empty flag name in argument array"));
-                }
+                check_flag_name(&flag).map_err(de::Error::custom)?;
                 let mut values = Vec::new();
                 while let Some(v) = seq.next_element::<String>()? {
                     values.push(v);
@@ -95,7 +93,11 @@ pub(crate) struct Block {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub preamble: Vec<String>,
     pub cmd: String,
-    #[serde(default, skip_serializing_if = "Env::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Env::is_empty",
+        deserialize_with = "env_names"
+    )]
     pub env: Env,
     /// Index into the file's `envs`; replaces `env` when the block is materialized.
     #[serde(default, rename = "envRef", skip_serializing_if = "Option::is_none")]
@@ -181,7 +183,14 @@ impl<'de> Deserialize<'de> for EncodedBlock {
 }
 
 /// What remains of an encoded block after `ref`/`from`: drop, diff, overrides.
+/// Overridden `env` and `args` are checked here, at load, like a full block's.
 fn block_edit(mut map: Map<String, Value>) -> Result<BlockEdit, String> {
+    if let Some(env) = map.get("env") {
+        from_value_at::<CheckedEnv>(env.clone(), "env")?;
+    }
+    if let Some(args) = map.get("args") {
+        from_value_at::<Vec<Arg>>(args.clone(), "args")?;
+    }
     let drop = match map.remove("drop") {
         Some(v) => from_value_at::<Vec<String>>(v, "drop")?,
         None => Vec::new(),
@@ -217,15 +226,16 @@ fn from_value_at<T: de::DeserializeOwned>(v: Value, key: &str) -> Result<T, Stri
 
 /// Changes to one block. `null` values delete.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Diff {
     /// Replaces the whole block.
     #[serde(default)]
     pub block: Option<Box<Block>>,
     /// `flag → null` removes, `flag → [vals]` sets (`[]` = bare switch); new flags append.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "flag_keys")]
     pub args: IndexMap<String, Option<Vec<String>>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "env_keys")]
     pub env: IndexMap<String, Option<String>>,
 }
 
@@ -279,6 +289,10 @@ mod tests {
     fn arg_requires_a_flag() {
         let e = serde_json::from_str::<Arg>("[]").unwrap_err().to_string();
         assert!(e.contains("invalid length 0"), "{e}");
+        for bad in ["", "-x", "--", "--a b", "--x;rm", "tp"] {
+            let e = serde_json::from_str::<Arg>(&format!("[{bad:?}]")).unwrap_err();
+            assert!(e.to_string().contains("is not a flag name"), "{bad}: {e}");
+        }
         let a: Arg = serde_json::from_str(r#"["--tp", "4"]"#).unwrap();
         assert_eq!(a, Arg::new("--tp", &["4"]));
     }

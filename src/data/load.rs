@@ -21,13 +21,24 @@ pub(crate) fn load_file(path: &Path) -> Result<Loaded> {
     // A file named on the command line: any path, but a regular file of
     // bounded size (`/dev/zero` or a FIFO must not take memory or hang).
     let max = crate::util::fs::DEFAULT_MAX_FILE_MIB << 20;
-    let text = crate::util::fs::read_regular_to_string(path, max)?;
+    let text = utf8_file(crate::util::fs::read_regular(path, max)?, path)?;
     parse_str(&text, path)
+}
+
+/// A data file's bytes as UTF-8 text; an error names `shown` and, for text
+/// in another encoding, where it stops being UTF-8 or that it is UTF-16.
+pub(crate) fn utf8_file(bytes: Vec<u8>, shown: &Path) -> Result<String> {
+    utf8_text(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", shown.display()))
 }
 
 /// Parses data text. `path` is used for messages only.
 pub(crate) fn parse_str(text: &str, path: &Path) -> Result<Loaded> {
     let json = json_text(text).with_context(|| format!("{}", path.display()))?;
+    // Malformed JSON is found here first: say where, as the parse below would.
+    unique_keys(&json).map_err(|e| match e.is_syntax() || e.is_eof() {
+        true => anyhow::anyhow!("{}", located(path, &e)),
+        false => anyhow::anyhow!("{}: {}", path.display(), describe_json_error(&e)),
+    })?;
     let mut ignored = Vec::new();
     let mut de = serde_json::Deserializer::from_str(&json);
     let mut on_ignored = |p: serde_ignored::Path<'_>| ignored.push(p.to_string());
@@ -46,6 +57,7 @@ pub(crate) fn parse_str(text: &str, path: &Path) -> Result<Loaded> {
     })?;
     de.end()
         .map_err(|e| anyhow::anyhow!("{}", located(path, &e)))?;
+    validate(&data).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok(Loaded { data, ignored })
 }
 
@@ -57,12 +69,16 @@ pub(crate) fn page_name(text: &str, path: &Path) -> Result<String> {
         model: String,
     }
     let json = json_text(text).with_context(|| format!("{}", path.display()))?;
-    serde_json::from_str::<Head>(&json)
+    let model = serde_json::from_str::<Head>(&json)
         .map(|h| h.model)
         .map_err(|e| match e.is_syntax() || e.is_eof() {
             true => anyhow::anyhow!("{}", located(path, &e)),
             false => anyhow::anyhow!("{}: {}", path.display(), describe_json_error(&e)),
-        })
+        })?;
+    if model.trim().is_empty() {
+        bail!("{}: model: empty; give the page a name", path.display());
+    }
+    Ok(model)
 }
 
 /// A JSON syntax error as compilers and editors write positions:

@@ -9,14 +9,21 @@
 //! every ignored key is reported in [`Loaded::ignored`] so nothing is dropped
 //! silently.
 //!
+//! Loading also refuses what serde alone would take (`validate`): text that
+//! is not UTF-8, a JSON key given twice, environment and flag names that are
+//! not plain names (they reach the commands unquoted), and values that make
+//! broken pages. Each error names the JSON path or the byte and line.
+//!
 //! May use: `util` only.
 
 mod block;
 mod ids;
 mod load;
 mod schema;
+mod validate;
 
 pub use self::block::*;
 pub use self::ids::*;
 pub(crate) use self::load::*;
 pub use self::schema::*;
+pub(crate) use self::validate::*;

@@ -13,6 +13,7 @@ pub(crate) type Env = BTreeMap<String, String>;
 
 /// One whole AgentX data file (one model page).
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AgentxData {
     /// Page name, e.g. `DeepSeek-V4.1`; directives select pages by it.
@@ -29,7 +30,7 @@ pub(crate) struct AgentxData {
     #[serde(default)]
     pub checkpoints: Vec<Checkpoint>,
     /// Shared env dicts, used by blocks through `envRef`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "env_list")]
     pub envs: Vec<Env>,
     /// The global Mooncake donor: what the derived Mooncake tier adds.
     #[serde(default)]
@@ -41,6 +42,7 @@ pub(crate) struct AgentxData {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct Source {
     pub repo: String,
     #[serde(default)]
@@ -52,6 +54,7 @@ pub(crate) struct Source {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct PrInfo {
     #[serde(default)]
     pub run: Option<String>,
@@ -66,12 +69,14 @@ pub(crate) struct PrInfo {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct Hardware {
     pub id: String,
     pub label: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct Checkpoint {
     pub id: String,
     /// Only in the older schema.
@@ -80,12 +85,14 @@ pub(crate) struct Checkpoint {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct FileEntry {
     pub name: String,
     pub content: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct KvMooncake {
     /// configKey of the verified launch the Mooncake settings come from.
@@ -97,9 +104,10 @@ pub(crate) struct KvMooncake {
     /// Added to cache-owning workers (agg, prefill).
     pub args: Vec<Arg>,
     /// Added to cache-owning workers' env.
+    #[serde(deserialize_with = "env_names")]
     pub env: Env,
     /// Added to decode workers' env.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "env_names")]
     pub decode_env: Env,
 }
 
@@ -126,6 +134,7 @@ pub enum ImageStatus {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Cell {
     /// `<configKey>#<n>[@c<k>]`
@@ -156,6 +165,7 @@ pub(crate) struct Cell {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct SetupStep {
     #[serde(default)]
     pub command: Option<String>,
@@ -166,6 +176,7 @@ pub(crate) struct SetupStep {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct CellKv {
     pub available: Vec<KvTier>,
     #[serde(default)]
@@ -175,6 +186,7 @@ pub(crate) struct CellKv {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct HicacheDonor {
     pub args: Vec<Arg>,
@@ -185,6 +197,7 @@ pub(crate) struct HicacheDonor {
 
 /// Cell-level provenance (newer schema).
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct CellProv {
     #[serde(default)]
     pub sha: Option<String>,
@@ -203,6 +216,7 @@ pub(crate) struct CellProv {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Point {
     pub concs: Vec<u32>,
@@ -247,6 +261,7 @@ pub(crate) struct Point {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RouterData {
     #[serde(default)]

@@ -88,14 +88,14 @@ fn diff_cases() -> Vec<(Value, Vec<&'static str>, Vec<&'static str>)> {
             vec!["A=1", "B=2"],
         ),
         (
-            json!({"env": {"A": null, "0FIRST": "x", "C": "$NODE_IP"}}),
+            json!({"env": {"A": null, "AFIRST": "x", "C": "$NODE_IP"}}),
             vec![
                 "--model-path m",
                 "--port 30000",
                 "--mem-fraction-static 0.8",
                 "--tp 4",
             ],
-            vec!["0FIRST=x", "B=2", "C=$NODE_IP"],
+            vec!["AFIRST=x", "B=2", "C=$NODE_IP"],
         ),
         (
             json!({"block": {"kind": "etcd", "cmd": "etcd", "args": [["--z"], ["--a"]]}}),

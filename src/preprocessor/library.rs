@@ -152,7 +152,8 @@ impl Library {
                 let shown = shown_path(&path);
                 let name = self
                     .bounds
-                    .read_to_string(&path)
+                    .read(&path)
+                    .and_then(|bytes| data::utf8_file(bytes, &shown))
                     .and_then(|text| data::page_name(&text, &shown));
                 match name {
                     Ok(model) => model,
@@ -264,7 +265,7 @@ impl Library {
     fn load_entry(&self, path: &Path) -> Result<DecodedPage> {
         // Messages name the file as the user would type it, not by its absolute path.
         let shown = shown_path(path);
-        let text = self.bounds.read_to_string(path)?;
+        let text = data::utf8_file(self.bounds.read(path)?, &shown)?;
         let decoded = decode::decode_str(&text, &shown)?;
         if !decoded.ignored.is_empty()
             && self

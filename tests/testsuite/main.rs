@@ -24,3 +24,4 @@ mod site_build;
 mod support;
 mod sync;
 mod sync_acceptance;
+mod validation;
