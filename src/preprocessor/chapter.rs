@@ -1,16 +1,19 @@
 //! Expanding the directives of one chapter: each becomes a section, and
 //! each deployment it shows a generated chapter.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 
 use super::directive::{self, Found, Occurrence, Replacement};
+use super::parse::Directive;
 use super::*;
 use crate::decode::{self, DecodedPage};
 use crate::manifest::ManifestEntry;
 use crate::render::{self, SECTION_ANCHOR, SectionOptions};
+use crate::util::escape;
 use crate::util::markdown::MarkdownConfig;
 use crate::util::text::slug;
 
@@ -57,6 +60,10 @@ pub(crate) struct ChapterOptions {
 }
 
 /// [`expand_chapter`] with the book's own options.
+///
+/// Linear in the number of directives: finding and splicing are one pass
+/// each, a page is decoded once per chapter however many directives show
+/// it, and anchors and sub-chapter paths are looked up in hash sets.
 pub(crate) fn expand_chapter_with(
     content: &str,
     chapter_path: &Path,
@@ -72,21 +79,12 @@ pub(crate) fn expand_chapter_with(
             ..Expanded::default()
         });
     }
-    let chapter_file = chapter_path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = chapter_path
-        .file_stem()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let chapter_dir = chapter_path.parent().unwrap_or(Path::new(""));
+    let mut state = ChapterState::new(chapter_path, lib);
     let mut out = Expanded::default();
     let mut replacements: Vec<Replacement> = Vec::new();
-    let mut used_anchors: Vec<String> = Vec::new();
     for occ in occurrences {
         let at = format!("{display}:{}:{}", occ.position.line, occ.position.column);
-        let d = match &occ.found {
+        let result = match &occ.found {
             Found::Escaped => {
                 let lit = directive::literal_text(occ.source(content));
                 replacements.push(Replacement {
@@ -95,28 +93,20 @@ pub(crate) fn expand_chapter_with(
                 });
                 continue;
             }
-            Found::Directive(Ok(d)) => d.clone(),
+            Found::Directive(Ok(d)) => state.expand(d),
             Found::Directive(Err(msg)) => {
                 let err = anyhow!("{at}: {msg}");
                 fail_or_warn(on_error, err, &occ, content, &mut replacements, &mut out)?;
                 continue;
             }
         };
-        let result = expand_one(
-            &d,
-            lib,
-            &stem,
-            &chapter_file,
-            chapter_dir,
-            &mut used_anchors,
-        );
         match result {
             Ok(mut expanded) => {
                 replacements.push(Replacement {
                     occurrence: occ,
                     text: std::mem::take(&mut expanded.markdown),
                 });
-                expanded.add_to(&mut out);
+                state.add(expanded, &mut out);
             }
             Err(e) => {
                 // The position is context: the chain keeps the root cause last.
@@ -140,14 +130,14 @@ fn fail_or_warn(
     match on_error {
         OnError::Fail => Err(err),
         OnError::Warn => {
+            // The message can quote data (page names) and the chapter.
             let msg = &format!("{err:#}");
-            let source = occ.source(content);
-            let shown = source.replace('`', "'");
             replacements.push(Replacement {
                 occurrence: occ.clone(),
                 text: format!(
-                    "> [!WARNING]\n> mdbook-agentx could not expand this directive: {}\n>\n> `{shown}`\n",
-                    msg.replace('\n', " ")
+                    "> [!WARNING]\n> mdbook-agentx could not expand this directive: {}\n>\n> {}\n",
+                    escape::text(msg),
+                    escape::code(occ.source(content))
                 ),
             });
             out.warnings.push(msg.to_string());
@@ -178,78 +168,138 @@ struct ExpandedDirective {
     summaries: Vec<DeploymentSummary>,
 }
 
-impl ExpandedDirective {
-    /// Adds the sets, deployments and chapters to the chapter's expansion; a
-    /// deployment two directives show has one chapter, listed once.
-    fn add_to(self, out: &mut Expanded) {
-        out.manifest.extend(self.sets);
-        for d in self.summaries {
-            if !out.deployments.iter().any(|o| o.chapter == d.chapter) {
+/// What the directives of one chapter share.
+struct ChapterState<'l> {
+    lib: &'l Library,
+    /// The chapter's file name (`deepseek-v4.1.md`), for links back.
+    chapter_file: String,
+    /// Its stem: the directory of its deployment chapters.
+    stem: String,
+    chapter_dir: PathBuf,
+    /// Section anchors given so far, and the next number to try per base.
+    anchors: HashSet<String>,
+    next_number: HashMap<String, usize>,
+    /// Pages decoded for this chapter, by `page=` / `data=`.
+    pages: HashMap<(Option<String>, Option<String>), Arc<DecodedPage>>,
+    /// Deployment chapters added so far.
+    chapter_paths: HashSet<PathBuf>,
+    /// Deployments summarized so far, by their chapter.
+    summarized: HashSet<PathBuf>,
+}
+
+impl<'l> ChapterState<'l> {
+    fn new(chapter_path: &Path, lib: &'l Library) -> Self {
+        let name = |f: Option<&std::ffi::OsStr>| {
+            f.map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        ChapterState {
+            lib,
+            chapter_file: name(chapter_path.file_name()),
+            stem: name(chapter_path.file_stem()),
+            chapter_dir: chapter_path.parent().unwrap_or(Path::new("")).to_path_buf(),
+            anchors: HashSet::new(),
+            next_number: HashMap::new(),
+            pages: HashMap::new(),
+            chapter_paths: HashSet::new(),
+            summarized: HashSet::new(),
+        }
+    }
+
+    fn expand(&mut self, d: &Directive) -> Result<ExpandedDirective> {
+        let key = (d.data.clone(), d.page.clone());
+        let entry = match self.pages.get(&key) {
+            Some(p) => p.clone(),
+            None => {
+                let p = page_of(d, self.lib)?;
+                self.pages.insert(key, p.clone());
+                p
+            }
+        };
+        let page = &*entry;
+        let deployments = shown_deployments(page, d.hardware.as_deref())?;
+        let opts = SectionOptions {
+            heading_level: d.level.unwrap_or(2),
+            anchor: self.section_anchor(&page.model),
+            subchapter_dir: self.stem.clone(),
+            chapter_file: self.chapter_file.clone(),
+        };
+        let section = render::render_section(page, &deployments, &opts);
+        let chapters: Vec<DeploymentChapter> = section
+            .subchapters
+            .into_iter()
+            .map(|s| DeploymentChapter {
+                path: self.chapter_dir.join(&s.rel_path),
+                name: s.name,
+                markdown: s.markdown,
+            })
+            .collect();
+        let at = ShownAt {
+            model: &page.model,
+            model_chapter: self.chapter_dir.join(&self.chapter_file),
+            section_anchor: &opts.anchor,
+        };
+        let summaries = deployments
+            .iter()
+            .zip(&chapters)
+            .map(|(d, c)| summarize(&at, d, c.path.clone()))
+            .collect();
+        let sets = deployments
+            .iter()
+            .flat_map(|d| d.command_sets.iter())
+            .map(|s| ManifestEntry::of(&page.model, s))
+            .collect();
+        Ok(ExpandedDirective {
+            markdown: section.markdown,
+            chapters,
+            sets,
+            summaries,
+        })
+    }
+
+    /// Adds a directive's sets, deployments and chapters to the chapter's
+    /// expansion: a deployment two directives show has one chapter, listed
+    /// once (found in hash sets, so many directives stay linear).
+    fn add(&mut self, e: ExpandedDirective, out: &mut Expanded) {
+        out.manifest.extend(e.sets);
+        for d in e.summaries {
+            if self.summarized.insert(d.chapter.clone()) {
                 out.deployments.push(d);
             }
         }
-        for s in self.chapters {
-            if !out.subchapters.iter().any(|c| c.path == s.path) {
+        for s in e.chapters {
+            if self.chapter_paths.insert(s.path.clone()) {
                 out.subchapters.push(s);
             }
         }
     }
-}
 
-fn expand_one(
-    d: &super::parse::Directive,
-    lib: &Library,
-    stem: &str,
-    chapter_file: &str,
-    chapter_dir: &Path,
-    used_anchors: &mut Vec<String>,
-) -> Result<ExpandedDirective> {
-    let entry = page_of(d, lib)?;
-    let page = &*entry;
-    let deployments = shown_deployments(page, d.hardware.as_deref())?;
-    let anchor = section_anchor(&page.model, used_anchors);
-    used_anchors.push(anchor.clone());
-    let opts = SectionOptions {
-        heading_level: d.level.unwrap_or(2),
-        anchor,
-        subchapter_dir: stem.to_string(),
-        chapter_file: chapter_file.to_string(),
-    };
-    let section = render::render_section(page, &deployments, &opts);
-    let chapters: Vec<DeploymentChapter> = section
-        .subchapters
-        .into_iter()
-        .map(|s| DeploymentChapter {
-            path: chapter_dir.join(&s.rel_path),
-            name: s.name,
-            markdown: s.markdown,
-        })
-        .collect();
-    let at = ShownAt {
-        model: &page.model,
-        model_chapter: chapter_dir.join(chapter_file),
-        section_anchor: &opts.anchor,
-    };
-    let summaries = deployments
-        .iter()
-        .zip(&chapters)
-        .map(|(d, c)| summarize(&at, d, c.path.clone()))
-        .collect();
-    let sets = deployments
-        .iter()
-        .flat_map(|d| d.command_sets.iter())
-        .map(|s| ManifestEntry::of(&page.model, s))
-        .collect();
-    Ok(ExpandedDirective {
-        markdown: section.markdown,
-        chapters,
-        sets,
-        summaries,
-    })
+    /// The section heading's anchor: the plain one for a chapter's first
+    /// directive, then one with the page's slug (and a number if need be).
+    fn section_anchor(&mut self, model: &str) -> String {
+        let anchor = if self.anchors.is_empty() {
+            SECTION_ANCHOR.to_string()
+        } else {
+            let base = format!("{SECTION_ANCHOR}-{}", slug(model));
+            let n = self.next_number.entry(base.clone()).or_insert(1);
+            loop {
+                let candidate = match *n {
+                    1 => base.clone(),
+                    n => format!("{base}-{n}"),
+                };
+                *n += 1;
+                if !self.anchors.contains(&candidate) {
+                    break candidate;
+                }
+            }
+        };
+        self.anchors.insert(anchor.clone());
+        anchor
+    }
 }
 
 /// The page a directive names, by `page=` or `data=` (both must agree).
-fn page_of(d: &super::parse::Directive, lib: &Library) -> Result<Arc<DecodedPage>> {
+fn page_of(d: &Directive, lib: &Library) -> Result<Arc<DecodedPage>> {
     match (&d.data, &d.page) {
         (Some(file), page) => {
             let e = lib.entry_for_file(file)?;
@@ -288,19 +338,4 @@ fn shown_deployments<'p>(
         .iter()
         .filter(|dep| hw.contains(&dep.hw))
         .collect())
-}
-
-/// The section heading's anchor: the plain one for a chapter's first
-/// directive, then one with the page's slug (and a number if need be).
-fn section_anchor(model: &str, used: &[String]) -> String {
-    if used.is_empty() {
-        return SECTION_ANCHOR.to_string();
-    }
-    let mut a = format!("{SECTION_ANCHOR}-{}", slug(model));
-    let mut n = 2;
-    while used.contains(&a) {
-        a = format!("{SECTION_ANCHOR}-{}-{n}", slug(model));
-        n += 1;
-    }
-    a
 }

@@ -51,22 +51,32 @@ impl Occurrence {
 }
 
 /// Every directive (and escaped directive) in paragraph text, in order.
+///
+/// Linear in the chapter's length: each paragraph is scanned once, and
+/// positions come from a line index, so a chapter of thousands of
+/// directives (even on one line) costs no more per directive than one.
 pub(crate) fn find(chapter: &str, markdown: MarkdownConfig) -> Vec<Occurrence> {
     let runs = inline_runs(chapter, markdown);
+    let mut lines = Lines::new(chapter);
     let mut out = Vec::new();
     for para in &runs.paragraphs {
         let mut from = para.start;
-        while let Some(rel) = chapter[from..para.end].find(OPEN) {
+        // A broken directive's text may run past its paragraph (to the end
+        // of its line, trailing spaces or `\r` included), so `from` can too.
+        while from < para.end {
+            let Some(rel) = chapter[from..para.end].find(OPEN) else {
+                break;
+            };
             let start = from + rel;
             from = start + OPEN.len();
             let next = chapter[from..].chars().next();
             if !matches!(next, Some(c) if c.is_whitespace() || c == '>') {
                 continue; // `<<agentxfoo`
             }
-            if runs.skip.iter().any(|r| r.contains(&start)) {
+            if runs.skips(start) {
                 continue;
             }
-            let occ = occurrence(chapter, para, start);
+            let occ = occurrence(chapter, &mut lines, para, start);
             from = from.max(occ.range.end);
             out.push(occ);
         }
@@ -75,12 +85,79 @@ pub(crate) fn find(chapter: &str, markdown: MarkdownConfig) -> Vec<Occurrence> {
     out
 }
 
+/// Line starts of a chapter, for line numbers and line bounds by offset in
+/// O(log n); and the last occurrence found, so that several on one line
+/// count their columns and container prefix once.
+struct Lines<'c> {
+    text: &'c str,
+    /// Byte offset of each line's first character.
+    starts: Vec<usize>,
+    last: Option<LastOccurrence>,
+}
+
+/// Where the last occurrence was, and its line's container prefix.
+struct LastOccurrence {
+    line: usize,
+    offset: usize,
+    column: usize,
+    indent: String,
+}
+
+impl<'c> Lines<'c> {
+    fn new(text: &'c str) -> Self {
+        // Markdown ends a line at `\n`, `\r\n` or a lone `\r`.
+        let bytes = text.as_bytes();
+        let breaks = bytes
+            .iter()
+            .enumerate()
+            .filter(|&(i, b)| *b == b'\n' || (*b == b'\r' && bytes.get(i + 1) != Some(&b'\n')));
+        let starts = std::iter::once(0)
+            .chain(breaks.map(|(i, _)| i + 1))
+            .collect();
+        Lines {
+            text,
+            starts,
+            last: None,
+        }
+    }
+
+    /// 0-based line of a byte offset.
+    fn line_of(&self, offset: usize) -> usize {
+        self.starts.partition_point(|s| *s <= offset) - 1
+    }
+
+    fn start(&self, line: usize) -> usize {
+        self.starts[line]
+    }
+
+    /// Where the line ends: its `\n` (or lone `\r`), or the end of the text.
+    fn end(&self, line: usize) -> usize {
+        self.starts.get(line + 1).map_or(self.text.len(), |s| s - 1)
+    }
+
+    /// The occurrence before `offset` on the same line, if any.
+    fn earlier_on_line(&self, line: usize, offset: usize) -> Option<&LastOccurrence> {
+        self.last
+            .as_ref()
+            .filter(|l| l.line == line && l.offset < offset)
+    }
+}
+
 /// Where directives can be: runs of inline content (paragraphs, and the
 /// text of tight list items, which have no paragraph), minus inline code and
 /// HTML comments. Code blocks and HTML blocks are never in a run.
 struct InlineRuns {
     paragraphs: Vec<Range<usize>>,
     skip: Vec<Range<usize>>,
+}
+
+impl InlineRuns {
+    /// Whether `offset` is inside inline code or an HTML comment (the skip
+    /// ranges come in document order and do not overlap).
+    fn skips(&self, offset: usize) -> bool {
+        let after = self.skip.partition_point(|r| r.start <= offset);
+        after > 0 && self.skip[after - 1].contains(&offset)
+    }
 }
 
 fn inline_runs(chapter: &str, markdown: MarkdownConfig) -> InlineRuns {
@@ -144,7 +221,12 @@ fn is_inline_markup(e: &Event<'_>) -> bool {
 }
 
 /// The directive (or escaped directive) at `start` of paragraph `para`.
-fn occurrence(chapter: &str, para: &Range<usize>, start: usize) -> Occurrence {
+fn occurrence(
+    chapter: &str,
+    lines: &mut Lines<'_>,
+    para: &Range<usize>,
+    start: usize,
+) -> Occurrence {
     // An odd number of backslashes escapes the directive (`\\` is a literal backslash).
     let backslashes = chapter[..start]
         .bytes()
@@ -153,60 +235,78 @@ fn occurrence(chapter: &str, para: &Range<usize>, start: usize) -> Occurrence {
         .count();
     let escaped = backslashes % 2 == 1;
     let occ_start = if escaped { start - 1 } else { start };
-    let (end, parsed) = directive_at(chapter, start, para.end);
-    let line_start = chapter[..occ_start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = chapter[end..].find('\n').map_or(chapter.len(), |i| end + i);
-    let before = &chapter[line_start..occ_start];
-    let after = chapter[end..line_end].trim_end_matches('\r');
-    let own_line_before = if para.start > line_start {
-        // The paragraph starts on this line, after a container marker (`- `, `> `).
-        chapter[para.start.min(occ_start)..occ_start]
-            .trim()
-            .is_empty()
-    } else {
-        before.chars().all(|c| " \t>".contains(c))
+    let line = lines.line_of(occ_start);
+    let (line_start, line_end) = (lines.start(line), lines.end(line));
+    let text_end = line_end.min(para.end).max(start);
+    let (end, parsed) = directive_at(chapter, start, text_end, line_end);
+    let (column, indent, own_line_before) = match lines.earlier_on_line(line, occ_start) {
+        // An earlier directive on this line is text before this one.
+        Some(last) => {
+            let column = last.column + chapter[last.offset..occ_start].chars().count();
+            (column, last.indent.clone(), false)
+        }
+        None => {
+            let before = &chapter[line_start..occ_start];
+            let own_line_before = if para.start > line_start {
+                // The paragraph starts on this line, after a container marker (`- `, `> `).
+                chapter[para.start.min(occ_start)..occ_start]
+                    .trim()
+                    .is_empty()
+            } else {
+                before.chars().all(|c| " \t>".contains(c))
+            };
+            let indent = before
+                .chars()
+                .map(|c| if c == '>' || c == '\t' { c } else { ' ' })
+                .collect();
+            (before.chars().count() + 1, indent, own_line_before)
+        }
     };
+    lines.last = Some(LastOccurrence {
+        line,
+        offset: occ_start,
+        column,
+        indent: indent.clone(),
+    });
+    let after = chapter[end.min(line_end)..line_end].trim_end_matches('\r');
     let found = if escaped {
         Found::Escaped
-    } else if !own_line_before || (parsed.is_ok() && !after.trim().is_empty()) {
+    } else if !own_line_before || (parsed.is_ok() && after.chars().any(|c| !c.is_whitespace())) {
         Found::Directive(Err(DirectiveError::NotOnOwnLine))
     } else {
         Found::Directive(parsed)
     };
+    let rest_of_paragraph = &chapter[line_end.min(para.end)..para.end];
     Occurrence {
         range: occ_start..end,
         position: Position {
-            line: chapter[..occ_start].matches('\n').count() + 1,
-            column: before.chars().count() + 1,
+            line: line + 1,
+            column,
         },
-        indent: before
-            .chars()
-            .map(|c| if c == '>' || c == '\t' { c } else { ' ' })
-            .collect(),
+        indent,
         text_before: line_start > para.start,
-        text_after: !chapter[line_end.min(para.end)..para.end].trim().is_empty(),
+        text_after: rest_of_paragraph.chars().any(|c| !c.is_whitespace()),
         found,
     }
 }
 
-/// The directive starting at `start` (its text ends by `para_end`): where it
-/// ends, and what it says. A broken directive covers the rest of its line (up
-/// to `>>` when there is one), so `on-error = "warn"` shows all of it.
+/// The directive starting at `start`: where it ends, and what it says. It
+/// is parsed up to `text_end` (its paragraph's text on its line); a broken
+/// one covers the rest of its line up to `line_end` (up to `>>` when there
+/// is one, without trailing whitespace), so `on-error = "warn"` shows all of it.
 fn directive_at(
     chapter: &str,
     start: usize,
-    para_end: usize,
+    text_end: usize,
+    line_end: usize,
 ) -> (usize, Result<Directive, DirectiveError>) {
-    let line_end = chapter[start..]
-        .find('\n')
-        .map_or(chapter.len(), |i| start + i);
-    match parse(&chapter[start..para_end]) {
+    match parse(&chapter[start..text_end]) {
         Ok(p) => (start + p.len, Ok(p.directive)),
         Err(e) => {
-            let rest = &chapter[start..line_end];
+            let rest = chapter[start..line_end].trim_end();
             let end = rest
                 .find(CLOSE)
-                .map_or(line_end, |i| start + i + CLOSE.len());
+                .map_or(start + rest.len(), |i| start + i + CLOSE.len());
             (end.max(start + OPEN.len()), Err(e.error))
         }
     }
@@ -219,26 +319,29 @@ pub(crate) struct Replacement {
     pub text: String,
 }
 
-/// Replaces occurrences with their texts, from the end so offsets stay valid.
-/// `replacement` is Markdown without indentation; it is re-indented to the
-/// directive's container and separated from surrounding paragraph text.
+/// Replaces occurrences with their texts in one pass (occurrences do not
+/// overlap). `replacement` is Markdown without indentation; it is
+/// re-indented to the directive's container and separated from surrounding
+/// paragraph text.
 pub(crate) fn splice(chapter: &str, replacements: &[Replacement]) -> String {
-    let mut out = chapter.to_string();
     let mut sorted: Vec<&Replacement> = replacements.iter().collect();
-    sorted.sort_by_key(|r| std::cmp::Reverse(r.occurrence.range.start));
+    sorted.sort_by_key(|r| r.occurrence.range.start);
+    let mut out = String::with_capacity(chapter.len());
+    let mut copied = 0;
     for Replacement {
         occurrence: occ,
         text,
     } in sorted
     {
-        let block = matches!(occ.found, Found::Directive(_));
-        let new = if block {
-            place_block(occ, text)
+        out.push_str(&chapter[copied..occ.range.start]);
+        if matches!(occ.found, Found::Directive(_)) {
+            out.push_str(&place_block(occ, text));
         } else {
-            text.clone()
-        };
-        out.replace_range(occ.range.clone(), &new);
+            out.push_str(text);
+        }
+        copied = occ.range.end;
     }
+    out.push_str(&chapter[copied..]);
     out
 }
 
@@ -278,123 +381,4 @@ pub(crate) fn literal_text(source: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn kinds(chapter: &str) -> Vec<(usize, usize, &'static str)> {
-        find(chapter, MarkdownConfig::default())
-            .into_iter()
-            .map(|o| {
-                let k = match o.found {
-                    Found::Escaped => "escaped",
-                    Found::Directive(Ok(_)) => "directive",
-                    Found::Directive(Err(_)) => "error",
-                };
-                (o.position.line, o.position.column, k)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn find_table() {
-        type Case<'a> = (&'a str, &'a [(usize, usize, &'a str)]);
-        let cases: &[Case<'_>] = &[
-            ("<<agentx page=\"A\">>\n", &[(1, 1, "directive")]),
-            (
-                "# T\n\n<<agentx page=\"A\">>\n\ntext\n",
-                &[(3, 1, "directive")],
-            ),
-            ("```\n<<agentx page=\"A\">>\n```\n", &[]),
-            ("~~~md\n<<agentx page=\"A\">>\n~~~\n", &[]),
-            ("para\n\n    <<agentx page=\"A\">>\n", &[]),
-            ("`<<agentx page=\"A\">>`\n", &[]),
-            ("a `<<agentx page=\"A\">>` b\n", &[]),
-            ("<div>\n<<agentx page=\"A\">>\n</div>\n", &[]),
-            ("<!-- <<agentx page=\"A\"> -->\n", &[]),
-            ("x <!-- <<agentx page=\"A\">> --> y\n", &[]),
-            ("\\<<agentx page=\"A\">>\n", &[(1, 1, "escaped")]),
-            ("say \\<<agentx page=\"A\">> here\n", &[(1, 5, "escaped")]),
-            ("say <<agentx page=\"A\">> here\n", &[(1, 5, "error")]),
-            (
-                "- item\n\n  <<agentx page=\"A\">>\n",
-                &[(3, 3, "directive")],
-            ),
-            ("- <<agentx page=\"A\">>\n", &[(1, 3, "directive")]),
-            ("> <<agentx page=\"A\">>\n", &[(1, 3, "directive")]),
-            (
-                "<<agentx page=\"A\">>\r\n\r\n<<agentx page=\"B\">>\r\n",
-                &[(1, 1, "directive"), (3, 1, "directive")],
-            ),
-            (
-                "Ünïcödé ✓\n\n<<agentx page=\"Ä\">>\n",
-                &[(3, 1, "directive")],
-            ),
-            (
-                "text\n<<agentx page=\"A\">>\nmore\n",
-                &[(2, 1, "directive")],
-            ),
-            ("<<agentxfoo>>\n", &[]),
-            ("<<agentx page=A>>\n", &[(1, 1, "error")]),
-        ];
-        for (src, want) in cases {
-            assert_eq!(kinds(src), *want, "{src:?}");
-        }
-    }
-
-    #[test]
-    fn splice_keeps_everything_else() {
-        let table: &[(&str, &str, &str)] = &[
-            (
-                "a\n\n<<agentx page=\"A\">>\n\nb\n",
-                "X\nY\n",
-                "a\n\nX\nY\n\nb\n",
-            ),
-            ("<<agentx page=\"A\">>", "X\n\nY\n", "X\n\nY"),
-            ("a\n<<agentx page=\"A\">>\nb\n", "X\n", "a\n\nX\n\nb\n"),
-            (
-                "- i\n\n  <<agentx page=\"A\">>\n",
-                "X\n\nY\n",
-                "- i\n\n  X\n\n  Y\n",
-            ),
-            ("> <<agentx page=\"A\">>\n", "X\n\nY\n", "> X\n>\n> Y\n"),
-            (
-                "x\r\n\r\n<<agentx page=\"A\">>\r\n\r\ny\r\n",
-                "X\n",
-                "x\r\n\r\nX\r\n\r\ny\r\n",
-            ),
-        ];
-        for (src, repl, want) in table {
-            let occ = find(src, MarkdownConfig::default());
-            assert_eq!(occ.len(), 1, "{src:?}");
-            let reps: Vec<Replacement> = occ
-                .into_iter()
-                .map(|o| Replacement {
-                    occurrence: o,
-                    text: repl.to_string(),
-                })
-                .collect();
-            assert_eq!(splice(src, &reps), *want, "{src:?}");
-        }
-    }
-
-    #[test]
-    fn escaped_is_shown_literally() {
-        let src = "see \\<<agentx page=\"A\">> here\n";
-        let occ = find(src, MarkdownConfig::default());
-        let lit = literal_text(occ[0].source(src));
-        assert_eq!(lit, "\\<\\<agentx page=\"A\">>");
-        let out = splice(
-            src,
-            &[Replacement {
-                occurrence: occ[0].clone(),
-                text: lit,
-            }],
-        );
-        let html = {
-            let mut s = String::new();
-            pulldown_cmark::html::push_html(&mut s, MarkdownConfig::default().parser(&out));
-            s
-        };
-        assert_eq!(html, "<p>see &lt;&lt;agentx page=“A”&gt;&gt; here</p>\n");
-    }
-}
+mod tests;

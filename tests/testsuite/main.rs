@@ -24,4 +24,5 @@ mod site_build;
 mod support;
 mod sync;
 mod sync_acceptance;
+mod untrusted_chapters;
 mod validation;

@@ -1,39 +1,17 @@
 //! The mdBook side: `supports`, the stdin/stdout protocol with a hand-written
 //! `[context, book]`, chapter expansion and its error messages.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use mdbook_agentx::{Library, OnError, expand_chapter};
 use mdbook_preprocessor::book::{Book, BookItem};
 
 use crate::support;
+use crate::support::run_with_stdin;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
-}
-
-fn run_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 #[test]
@@ -247,7 +225,7 @@ fn on_error_warn_keeps_building_and_shows_the_directive() {
     let out = expand_chapter(chapter, Path::new("t.md"), "src/t.md", &lib, OnError::Warn).unwrap();
     assert_eq!(out.warnings.len(), 1);
     assert!(out.content.starts_with(
-        "# T\n\n> [!WARNING]\n> mdbook-agentx could not expand this directive: src/t.md:3:1: unknown page `Nope`"
+        "# T\n\n> [!WARNING]\n> mdbook-agentx could not expand this directive: src/t.md:3:1: unknown page \\`Nope\\`"
     ), "{}", out.content);
     assert!(out.content.contains(">\n> `<<agentx page=\"Nope\">>`\n"));
     assert!(

@@ -208,3 +208,47 @@ pub(crate) fn scaled_mini_book(name: &str, n: usize) -> Scratch {
     std::fs::write(src.join("SUMMARY.md"), summary).unwrap();
     book
 }
+
+/// Runs the binary with `args` and `stdin`: (exit code, stdout, stderr).
+pub(crate) fn run_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Every string in a JSON value, by JSON pointer.
+pub(crate) fn string_pointers(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(_) => out.push(at),
+        serde_json::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                string_pointers(x, format!("{at}/{i}"), out);
+            }
+        }
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                let k = k.replace('~', "~0").replace('/', "~1");
+                string_pointers(x, format!("{at}/{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
