@@ -1,5 +1,6 @@
 //! `export`: an offline copy of the site (every asset local, relative links
-//! only), or the whole book in one self-contained HTML file.
+//! only), or the whole book in one self-contained HTML file. What counts as
+//! a remote asset is [`super::remote`]'s: read as a browser reads the page.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,89 +8,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::markdown::{self, LinkMode};
+use super::remote::{remote_assets, remote_css_urls};
 use super::search::{SearchPage, search_index_inline};
 use super::sidebar::SidebarKind;
 use super::theme::{HIGHLIGHT_CSS, Theme};
 use super::{BuildOptions, SidebarItem, Site};
+use crate::util::escape;
 use crate::util::text::slug;
-
-/// Elements whose `src`/`href` load something the page needs to display.
-const ASSET_TAGS: [&str; 7] = [
-    "script", "link", "img", "source", "video", "audio", "iframe",
-];
-
-/// Something a page would load from another site.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RemoteAsset {
-    /// The element that loads it (`script`, `link`, …, or `style` for CSS `url()`).
-    pub tag: String,
-    pub url: String,
-}
-
-/// Remote asset references in an HTML text. Plain `<a href>` hyperlinks to
-/// other sites are fine offline and are not reported.
-pub(crate) fn remote_assets(html: &str) -> Vec<RemoteAsset> {
-    let mut out = Vec::new();
-    let lower = html.to_ascii_lowercase();
-    let mut i = 0;
-    while let Some(rel) = lower[i..].find('<') {
-        let start = i + rel + 1;
-        let end = lower[start..].find('>').map_or(lower.len(), |e| start + e);
-        let tag_text = &lower[start..end];
-        let name: String = tag_text
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric())
-            .collect();
-        if ASSET_TAGS.contains(&name.as_str()) {
-            for attr in ["src=", "href=", "srcset=", "poster="] {
-                let mut j = 0;
-                while let Some(p) = tag_text[j..].find(attr) {
-                    let v = start + j + p + attr.len();
-                    let value = attr_value(&html[v..end]);
-                    if value.starts_with("http://")
-                        || value.starts_with("https://")
-                        || value.starts_with("//")
-                    {
-                        out.push(RemoteAsset {
-                            tag: name.clone(),
-                            url: value.to_string(),
-                        });
-                    }
-                    j += p + attr.len();
-                }
-            }
-        }
-        // Inline CSS can load fonts and images too.
-        if name == "style" {
-            let close = lower[end..]
-                .find("</style")
-                .map_or(lower.len(), |c| end + c);
-            for (k, _) in lower[end..close].match_indices("url(") {
-                let v = &html[end + k + 4..close];
-                let v = v.trim_start_matches(['"', '\'']);
-                if v.starts_with("http") || v.starts_with("//") {
-                    out.push(RemoteAsset {
-                        tag: "style".into(),
-                        url: v.chars().take_while(|c| !"\"')".contains(*c)).collect(),
-                    });
-                }
-            }
-        }
-        i = end.max(start);
-    }
-    out
-}
-
-fn attr_value(s: &str) -> &str {
-    let s = s.trim_start();
-    match s.chars().next() {
-        Some(q @ ('"' | '\'')) => s[1..].split(q).next().unwrap_or(""),
-        _ => s
-            .split(|c: char| c.is_whitespace() || c == '>')
-            .next()
-            .unwrap_or(""),
-    }
-}
 
 /// The remote assets one HTML page or stylesheet would load.
 pub(crate) fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
@@ -100,11 +25,8 @@ pub(crate) fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
     }
     let text = String::from_utf8_lossy(bytes);
     if path.extension().is_some_and(|e| e == "css") {
-        for (k, _) in text.match_indices("url(") {
-            let v = text[k + 4..].trim_start_matches(['"', '\'']);
-            if v.starts_with("http") || v.starts_with("//") {
-                problems.push(format!("{}: remote url() in stylesheet", path.display()));
-            }
+        for url in remote_css_urls(&text) {
+            problems.push(format!("{}: stylesheet loads {url}", path.display()));
         }
         return problems;
     }
@@ -244,9 +166,10 @@ fn inline_assets(
     if let Some(b) = theme.asset("book.js") {
         js.push_str(&String::from_utf8_lossy(b));
     }
-    // `</script>` or `</style>` inside inlined text would end the element early.
-    let js = js.replace("</script", "<\\/script");
-    let css = css.replace("</style", "<\\/style");
+    // `</script>` or `</style>` (any case) inside inlined text would end the
+    // element early; the index's JSON already escapes every `<`.
+    let js = escape::inline_script(&js);
+    let css = escape::inline_style(&css);
     if let Some(svg) = theme.asset("favicon.svg") {
         let svg = String::from_utf8_lossy(svg);
         ctx.insert(
@@ -261,27 +184,4 @@ fn inline_assets(
     ctx.insert("inline_js", &js);
     ctx.insert("search_inline", &search_index_inline(&site.catalog, index)?);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_remote_assets_only() {
-        let html = r#"<link rel="stylesheet" href="https://cdn.example/x.css"><script src='//cdn.example/a.js'></script>
-<img src=http://e/i.png alt=x><a href="https://github.com/x">fine</a><script src="theme/book.js"></script>
-<style>@font-face { src: url("https://fonts.example/f.woff2") }</style>"#;
-        let found = remote_assets(html);
-        let urls: Vec<&str> = found.iter().map(|a| a.url.as_str()).collect();
-        assert_eq!(
-            urls,
-            [
-                "https://cdn.example/x.css",
-                "//cdn.example/a.js",
-                "http://e/i.png",
-                "https://fonts.example/f.woff2"
-            ]
-        );
-    }
 }

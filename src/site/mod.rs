@@ -22,6 +22,7 @@ pub(crate) mod markdown;
 mod output;
 mod overview;
 mod publish;
+mod remote;
 mod search;
 mod sidebar;
 mod table;

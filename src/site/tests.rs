@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::export::{remote_assets, single_file};
+use super::export::single_file;
 use super::links::{self, attribute_values};
 use super::markdown::{LinkMode, render};
+use super::remote::remote_assets;
 use super::*;
 use crate::site::sidebar::TOP_LEVEL_WINDOW;
 use crate::test_support::{self as support, files_under};

@@ -206,7 +206,9 @@ fn offline_export_refuses_remote_assets_and_leaves_nothing_behind() {
     );
     assert!(
         err.contains("would load 1 remote asset(s)")
-            && err.contains("theme/book.css: remote url() in stylesheet"),
+            && err.contains(
+                "theme/book.css: stylesheet loads https://fonts.example.com/css?family=Inter"
+            ),
         "{err}"
     );
     assert_eq!(files_under(&out), before);
