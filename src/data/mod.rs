@@ -19,6 +19,8 @@
 mod block;
 mod ids;
 mod load;
+#[cfg(test)]
+pub(crate) mod sample;
 mod schema;
 mod validate;
 

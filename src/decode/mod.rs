@@ -124,7 +124,19 @@ pub(crate) fn command_set_anchor(
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
+
+    /// The schema's maximal sample (every field set) decodes, with no key
+    /// ignored: the injection test relies on both.
+    #[test]
+    fn maximal_sample_decodes() {
+        let text = crate::data::sample::maximal_json();
+        let file = decode_str(&text, Path::new("maximal.json")).unwrap();
+        assert!(file.ignored.is_empty(), "{:?}", file.ignored);
+        assert_eq!(file.page.deployments.len(), 2);
+    }
 
     #[test]
     fn anchors() {

@@ -453,7 +453,7 @@ fn open_in_fresh_tabs(d: &Driver, visit: &mut Visit) {
     }
 }
 
-fn pages_of(dir: &Path) -> Vec<String> {
+pub(crate) fn pages_of(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = support::files_under(dir)
         .into_iter()
         .map(|(p, _)| p.to_string_lossy().replace('\\', "/"))

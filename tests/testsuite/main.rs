@@ -14,6 +14,7 @@ mod containment_props;
 mod decode_errors;
 mod decode_rules;
 mod diff;
+mod injection;
 mod no_panic;
 mod preprocessor;
 mod publish;

@@ -193,7 +193,7 @@ fn real_page_expands_deterministically() {
     );
 }
 
-fn mdbook_available() -> bool {
+pub(crate) fn mdbook_available() -> bool {
     match Command::new("mdbook").arg("--version").output() {
         Ok(o) if String::from_utf8_lossy(&o.stdout).starts_with("mdbook v0.5.") => true,
         _ => {
