@@ -185,6 +185,8 @@ struct ChapterState<'l> {
     chapter_paths: HashSet<PathBuf>,
     /// Deployments summarized so far, by their chapter.
     summarized: HashSet<PathBuf>,
+    /// Command sets in the manifest so far, by page and anchor.
+    listed_sets: HashSet<(String, String)>,
 }
 
 impl<'l> ChapterState<'l> {
@@ -203,6 +205,7 @@ impl<'l> ChapterState<'l> {
             pages: HashMap::new(),
             chapter_paths: HashSet::new(),
             summarized: HashSet::new(),
+            listed_sets: HashSet::new(),
         }
     }
 
@@ -224,7 +227,18 @@ impl<'l> ChapterState<'l> {
             subchapter_dir: self.stem.clone(),
             chapter_file: self.chapter_file.clone(),
         };
-        let section = render::render_section(page, &deployments, &opts);
+        // Only deployments whose chapter this chapter does not have yet are
+        // rendered and summarized: a later directive of the same page would
+        // produce the same again, and the first is kept.
+        let fresh: Vec<(&decode::Deployment, PathBuf)> = deployments
+            .iter()
+            .map(|d| (*d, self.chapter_dir.join(render::subchapter_path(&opts, d))))
+            .filter(|(_, path)| !self.chapter_paths.contains(path))
+            .collect();
+        let dir = &self.chapter_dir;
+        let paths = &self.chapter_paths;
+        let wanted = |rel: &str| !paths.contains(&dir.join(rel));
+        let section = render::render_section(page, &deployments, &opts, &wanted);
         let chapters: Vec<DeploymentChapter> = section
             .subchapters
             .into_iter()
@@ -239,14 +253,19 @@ impl<'l> ChapterState<'l> {
             model_chapter: self.chapter_dir.join(&self.chapter_file),
             section_anchor: &opts.anchor,
         };
-        let summaries = deployments
+        let summaries = fresh
             .iter()
-            .zip(&chapters)
-            .map(|(d, c)| summarize(&at, d, c.path.clone()))
+            .map(|(d, path)| summarize(&at, d, path.clone()))
             .collect();
+        // Manifests list a set once, where it first appears: later
+        // directives of the same page add only sets not listed yet.
         let sets = deployments
             .iter()
             .flat_map(|d| d.command_sets.iter())
+            .filter(|s| {
+                self.listed_sets
+                    .insert((page.model.clone(), s.anchor.clone()))
+            })
             .map(|s| ManifestEntry::of(&page.model, s))
             .collect();
         Ok(ExpandedDirective {

@@ -63,11 +63,14 @@ pub(crate) struct RenderedSection {
 }
 
 /// Renders the section and the deployment chapters for the given deployments
-/// (already filtered by hardware).
+/// (already filtered by hardware); a deployment chapter is rendered only when
+/// `wanted(rel_path)` says so (a chapter with several directives of one
+/// page keeps the first rendering of each, and skips the cost of the rest).
 pub(crate) fn render_section(
     page: &DecodedPage,
     deployments: &[&Deployment],
     opts: &SectionOptions,
+    wanted: &dyn Fn(&str) -> bool,
 ) -> RenderedSection {
     let h = |extra: u8| "#".repeat((opts.heading_level + extra).min(6) as usize);
     let mut md = String::new();
@@ -95,8 +98,10 @@ pub(crate) fn render_section(
     md.push_str(&lane_table(deployments, opts));
     let subchapters = deployments
         .iter()
-        .map(|d| SubChapter {
-            rel_path: subchapter_path(opts, d),
+        .map(|d| (d, subchapter_path(opts, d)))
+        .filter(|(_, rel_path)| wanted(rel_path))
+        .map(|(d, rel_path)| SubChapter {
+            rel_path,
             name: deployment_title(d),
             markdown: deployment_chapter(page, d, opts),
         })
@@ -107,7 +112,8 @@ pub(crate) fn render_section(
     }
 }
 
-fn subchapter_path(opts: &SectionOptions, d: &Deployment) -> String {
+/// A deployment chapter's path, relative to the model chapter's directory.
+pub(crate) fn subchapter_path(opts: &SectionOptions, d: &Deployment) -> String {
     format!("{}/{}.md", opts.subchapter_dir, d.anchor)
 }
 

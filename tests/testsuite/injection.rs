@@ -278,8 +278,10 @@ fn books() -> (support::Scratch, Outputs, Outputs, Injection, usize) {
 #[test]
 fn injected_data_never_becomes_markup() {
     let (_scratch, injected, baseline, inj, fields) = books();
-    let distinct: std::collections::BTreeSet<String> =
-        pointers(&maximal()).iter().map(|p| schema_path(p)).collect();
+    let distinct: std::collections::BTreeSet<String> = pointers(&maximal())
+        .iter()
+        .map(|p| schema_path(p))
+        .collect();
     eprintln!(
         "injection: {fields} string fields ({} distinct schema paths) × {} payloads; {} field/payload pairs refused at load, the rest in {} data files",
         distinct.len(),

@@ -82,10 +82,13 @@ fn browser_url(value: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// An element's attributes as `(name, value)`.
+type Attributes = Vec<(String, String)>;
+
 /// Records element names and attributes; handles index `names`.
 struct Sink {
     names: RefCell<Vec<QualName>>,
-    elements: RefCell<Vec<(String, Vec<(String, String)>)>>,
+    elements: RefCell<Vec<(String, Attributes)>>,
 }
 
 impl Default for Sink {
