@@ -27,6 +27,10 @@ pub(crate) struct BenchOptions {
     pub(crate) data: Vec<PathBuf>,
     /// Compare with `mdbook build` when mdBook is on PATH.
     pub(crate) mdbook: bool,
+    /// Directive counts for one chapter (the mdBook protocol, see `directives`).
+    pub(crate) directives: Vec<usize>,
+    /// Measure the directives only.
+    pub(crate) directives_only: bool,
 }
 
 /// Where one run works: the binary under test, the book, a scratch directory.
@@ -57,11 +61,19 @@ pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
     };
     let cpu_at_start = std::fs::read_to_string("/proc/stat").ok();
     let mut md = machine(b.runs);
-    md.push_str(&b.decode()?);
-    md.push_str(&b.full_build()?);
-    md.push_str(&b.incremental()?);
-    md.push_str(&b.export_and_check()?);
-    md.push_str(&b.scale()?);
+    if !opts.directives_only {
+        md.push_str(&b.decode()?);
+        md.push_str(&b.full_build()?);
+        md.push_str(&b.incremental()?);
+        md.push_str(&b.export_and_check()?);
+        md.push_str(&b.scale()?);
+    }
+    md.push_str(&crate::directives::measure(
+        &b.exe,
+        &opts.directives,
+        b.runs,
+        &b.scratch,
+    )?);
     let _ = std::fs::remove_dir_all(&b.scratch);
     // On a virtual machine, time the hypervisor gave to others inflates every
     // figure: say how much, so runs can be compared.

@@ -3,10 +3,13 @@
 //! `mdbook-agentx` package depends on this crate.
 //!
 //! - `bench`: the figures of `docs/BENCHMARKS.md`, measured in one run.
+//!   `--directives 1000,10000` adds one chapter of that many directives
+//!   through the mdBook protocol (`--directives-only`: just that).
 //! - `deployments`: a model with N deployments (scale figures, issue 12).
 
 mod bench;
 mod deployments;
+mod directives;
 mod measure;
 mod scaled;
 
@@ -42,6 +45,13 @@ enum Task {
         /// Skip the comparison with `mdbook build`.
         #[arg(long)]
         no_mdbook: bool,
+        /// Directive counts for one chapter run through the mdBook protocol,
+        /// e.g. `1000,10000` (the fixture page `Mini-Test`).
+        #[arg(long, value_delimiter = ',')]
+        directives: Vec<usize>,
+        /// Only the directive measurement (with `--directives`).
+        #[arg(long)]
+        directives_only: bool,
     },
     /// Build books whose one model has N deployments (cells copied from the
     /// sample data) and print time, peak memory and site size per deployment.
@@ -66,12 +76,16 @@ fn main() -> ExitCode {
             scale,
             data,
             no_mdbook,
+            directives,
+            directives_only,
         } => bench::run(&bench::BenchOptions {
             book: book_dir,
             runs,
             scales: scale,
             data,
             mdbook: !no_mdbook,
+            directives,
+            directives_only,
         }),
         Task::Deployments {
             counts,
