@@ -32,7 +32,7 @@ fn protocol_input(root: &Path, n: usize) -> String {
         "root": root,
         "config": {
             "book": {"title": "Directives", "src": "src", "language": "en", "authors": []},
-            "preprocessor": {"agentx": {"command": "mdbook-agentx", "data-dir": "../../data"}}
+            "preprocessor": {"agentx": {"command": "mdbook-agentx", "data-dir": "../../data", "allow-outside": true}}
         },
         "renderer": "html",
         "mdbook_version": "0.5.4"
