@@ -42,6 +42,32 @@ pub struct ConfigFile {
     pub content: String,
 }
 
+impl ConfigFile {
+    /// `cat > name <<'EOF'` and the delimiter that ends it: a line the
+    /// file's text does not hold (`EOF`, else `EOF_`, …). Quoted, so the
+    /// shell expands nothing in it (nginx's own `$variables` stay).
+    pub fn heredoc(&self) -> (String, String) {
+        let mut delim = String::from("EOF");
+        while self.content.lines().any(|l| l == delim) {
+            delim.push('_');
+        }
+        (
+            format!("cat > {} <<'{delim}'", crate::shell::quote(&self.name)),
+            delim,
+        )
+    }
+
+    /// The file in Copy all: a comment, then the here-document writing it.
+    pub fn copy_text(&self) -> String {
+        let (head, delim) = self.heredoc();
+        format!(
+            "# {} (written next to the commands)\n{head}\n{}\n{delim}",
+            self.name,
+            self.content.trim_end()
+        )
+    }
+}
+
 /// A value the reader fills in (`$NODE_IP`), listed under Env Vars.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placeholder {
@@ -148,7 +174,9 @@ impl CommandSet {
     }
 
     /// The text a reader copies for the whole set: env exports first, then each
-    /// process under `# title` and `# placement` comments.
+    /// process under `# title` and `# placement` comments, each config file
+    /// written by a quoted here-document (so the whole text is valid bash
+    /// and the file gets exactly the shown bytes).
     pub fn copy_all_text(&self) -> String {
         let mut parts = Vec::new();
         if !self.placeholders.is_empty() {
@@ -159,16 +187,13 @@ impl CommandSet {
         for p in &self.processes {
             let mut s = format!("# {}\n# {}\n{}", p.long_title, p.placement, p.command);
             for f in &p.files {
-                s.push_str(&format!(
-                    "\n\n# {} (save next to the command)\n{}",
-                    f.name,
-                    f.content.trim_end()
-                ));
+                s.push_str("\n\n");
+                s.push_str(&f.copy_text());
             }
             parts.push(s);
         }
         for f in &self.loose_files {
-            parts.push(format!("# {}\n{}", f.name, f.content.trim_end()));
+            parts.push(f.copy_text());
         }
         let mut out = parts.join("\n\n");
         out.push('\n');

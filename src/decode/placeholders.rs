@@ -1,45 +1,74 @@
-//! Placeholders (`$NODE_IP`): which a command set uses, in reading order,
-//! with what to fill in.
-
-use std::collections::BTreeSet;
+//! Placeholders (`$NODE_IP`): which a command set uses, in the order the
+//! commands first use them (as the cookbook widget lists them), with what to
+//! fill in.
 
 use super::*;
 
-/// `export NAME=<description>` lines.
+/// `export NAME="<description>"` lines: valid bash that still shows what to
+/// fill in. The description is double-quoted with `\`, `"`, `$` and `` ` ``
+/// escaped, so an apostrophe or any other character cannot end the string.
 pub(crate) fn env_exports(placeholders: &[Placeholder]) -> String {
     placeholders
         .iter()
-        .map(|p| format!("export {}=<{}>\n", p.name, p.description))
+        .map(|p| {
+            format!(
+                "export {}=\"<{}>\"\n",
+                p.name,
+                double_quoted(&p.description)
+            )
+        })
         .collect()
 }
 
-/// Every `$NAME` the commands and files use, in a fixed reading order, with descriptions.
-pub(super) fn placeholders_in(processes: &[Process], loose: &[ConfigFile]) -> Vec<Placeholder> {
-    let mut names = BTreeSet::new();
-    let texts = processes
-        .iter()
-        .flat_map(|p| {
-            std::iter::once(&*p.command).chain(p.files.iter().map(|f| f.content.as_str()))
-        })
-        .chain(loose.iter().map(|f| f.content.as_str()));
-    for t in texts {
-        collect_placeholders(t, &mut names);
+/// Text for inside bash double quotes: the four characters that keep a
+/// meaning there are escaped.
+fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
     }
-    let mut v: Vec<(PlaceholderKey, String)> = names
+    out
+}
+
+/// Every `$NAME` the commands and files use, with descriptions, in the order
+/// of first use: every process's command in launch order, then the config
+/// files (each process's, then the loose ones). The widget scans the same
+/// way (the commands' text, then the router's files).
+pub(super) fn placeholders_in(processes: &[Process], loose: &[ConfigFile]) -> Vec<Placeholder> {
+    let commands = processes.iter().map(|p| &*p.command);
+    let files = processes
+        .iter()
+        .flat_map(|p| p.files.iter())
+        .chain(loose.iter())
+        .map(|f| f.content.as_str());
+    let mut names: Vec<String> = Vec::new();
+    for t in commands.chain(files) {
+        for n in placeholders_of(t) {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    names
         .into_iter()
-        .map(|n| (placeholder_key(&n), n))
-        .collect();
-    v.sort();
-    v.into_iter()
-        .map(|(_, name)| Placeholder {
+        .map(|name| Placeholder {
             description: placeholder_description(&name),
             name,
         })
         .collect()
 }
 
-/// Names matching `\$[A-Z][A-Z0-9_]*`.
-pub(crate) fn collect_placeholders(text: &str, out: &mut BTreeSet<String>) {
+/// The names `\$[A-Z][A-Z0-9_]*` in `text`, in order, repeats included.
+fn placeholders_of(text: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    scan_placeholders(text, |n| v.push(n.to_string()));
+    v
+}
+
+fn scan_placeholders<'t>(text: &'t str, mut found: impl FnMut(&'t str)) {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -51,42 +80,11 @@ pub(crate) fn collect_placeholders(text: &str, out: &mut BTreeSet<String>) {
             {
                 j += 1;
             }
-            out.insert(text[start..j].to_string());
+            found(&text[start..j]);
             i = j;
         } else {
             i += 1;
         }
-    }
-}
-
-type PlaceholderKey = (u8, u8, u32);
-
-fn placeholder_key(name: &str) -> PlaceholderKey {
-    const FIXED: [&str; 8] = [
-        "NODE_RANK",
-        "NODE_IP",
-        "ETCD_IP",
-        "NATS_IP",
-        "MOONCAKE_MASTER_IP",
-        "AGG_HEAD_IP",
-        "PREFILL_HEAD_IP",
-        "DECODE_HEAD_IP",
-    ];
-    if let Some(i) = FIXED.iter().position(|f| *f == name) {
-        return (0, i as u8, 0);
-    }
-    for (gi, prefix) in ["AGG_", "PREFILL_", "DECODE_"].iter().enumerate() {
-        if let Some(n) = numbered(name, prefix, "_HEAD_IP") {
-            return (1, gi as u8, n);
-        }
-    }
-    if let Some(n) = numbered(name, "FRONTEND_", "_IP") {
-        return (2, 0, n);
-    }
-    match name {
-        "IB_DEVICES" => (3, 0, 0),
-        "EFA_DEVICES" => (3, 1, 0),
-        _ => (4, 0, 0),
     }
 }
 
@@ -135,38 +133,41 @@ mod tests {
 
     #[test]
     fn placeholder_scan() {
-        let mut s = BTreeSet::new();
-        collect_placeholders(
-            "a $ETCD_IP:2379 $x ${NODE_IP} $DECODE_10_HEAD_IP,$IB_DEVICES $",
-            &mut s,
+        assert_eq!(
+            placeholders_of("a $ETCD_IP:2379 $x ${NODE_IP} $DECODE_10_HEAD_IP,$IB_DEVICES $"),
+            ["ETCD_IP", "DECODE_10_HEAD_IP", "IB_DEVICES"]
         );
-        let v: Vec<_> = s.into_iter().collect();
-        assert_eq!(v, vec!["DECODE_10_HEAD_IP", "ETCD_IP", "IB_DEVICES"]);
     }
 
     #[test]
-    fn placeholder_order() {
-        let mut names = vec![
-            "IB_DEVICES",
-            "DECODE_10_HEAD_IP",
-            "DECODE_2_HEAD_IP",
-            "ETCD_IP",
-            "PREFILL_0_HEAD_IP",
-            "NODE_RANK",
-            "FRONTEND_0_IP",
-        ];
-        names.sort_by_key(|n| (placeholder_key(n), n.to_string()));
+    fn order_of_first_use() {
         assert_eq!(
-            names,
-            vec![
-                "NODE_RANK",
-                "ETCD_IP",
-                "PREFILL_0_HEAD_IP",
-                "DECODE_2_HEAD_IP",
-                "DECODE_10_HEAD_IP",
-                "FRONTEND_0_IP",
-                "IB_DEVICES"
-            ]
+            placeholders_of("x $ETCD_IP $NODE_RANK $ETCD_IP ${NODE_IP} $DECODE_1_HEAD_IP"),
+            ["ETCD_IP", "NODE_RANK", "ETCD_IP", "DECODE_1_HEAD_IP"]
         );
+    }
+
+    /// (description, the export line): bash-valid whatever the text holds.
+    const EXPORTS: &[(&str, &str)] = &[
+        (
+            "this node's IP address",
+            "export X=\"<this node's IP address>\"\n",
+        ),
+        (
+            "a \"b\" $c `d` \\e",
+            "export X=\"<a \\\"b\\\" \\$c \\`d\\` \\\\e>\"\n",
+        ),
+        ("nœud · ×2", "export X=\"<nœud · ×2>\"\n"),
+    ];
+
+    #[test]
+    fn exports_quote_and_escape() {
+        for (description, line) in EXPORTS {
+            let p = Placeholder {
+                name: "X".into(),
+                description: description.to_string(),
+            };
+            assert_eq!(env_exports(&[p]), *line, "{description}");
+        }
     }
 }

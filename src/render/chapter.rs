@@ -46,6 +46,7 @@ fn router_order(d: &Deployment) -> Vec<Router> {
 pub(super) fn deployment_chapter(
     page: &DecodedPage,
     d: &Deployment,
+    all: &[&Deployment],
     opts: &SectionOptions,
 ) -> String {
     let mut md = String::new();
@@ -57,6 +58,11 @@ pub(super) fn deployment_chapter(
         "> [!WARNING]\n> Mirrored from a SemiAnalysis InferenceX AgentX submission; not verified \
          by the maintainers of these docs.\n\n",
     );
+    md.push_str(&selector::selector_html(
+        page,
+        all,
+        &selector::SelectorPage::Deployment(d),
+    ));
     md.push_str(&facts(d));
     if let Some(w) = image_warning(d) {
         md.push_str(&w);
@@ -67,7 +73,7 @@ pub(super) fn deployment_chapter(
     for pi in 0..d.concs.len() {
         let mut sets: Vec<&CommandSet> = d.command_sets.iter().filter(|s| s.point == pi).collect();
         let Some(first) = sets.first() else { continue };
-        let _ = writeln!(md, "## {}\n", first.concs_label());
+        let _ = writeln!(md, "## {} {{.agentx-point}}\n", first.concs_label());
         sets.sort_by_key(|s| {
             (
                 s.status == Status::Derived,
@@ -150,8 +156,8 @@ fn combinations(d: &Deployment, routers: &[Router]) -> String {
             for t in &d.available {
                 match sets.iter().find(|s| s.router == *r && s.tier == *t) {
                     Some(s) => {
-                        let mark = link(status_mark(&s.status), &format!("#{}", s.anchor));
-                        let _ = write!(md, " {mark} |");
+                        let mark = html::badge(&s.status, status_mark(&s.status));
+                        let _ = write!(md, " [{mark}](#{}) |", s.anchor);
                     }
                     None => md.push_str(" — |"),
                 }

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::html;
 use crate::decode::{CommandSet, ConfigFile, Status};
 use crate::util::escape::{code, fenced, link, text};
 
@@ -21,16 +22,25 @@ pub(crate) fn command_set_title(s: &CommandSet) -> String {
     )
 }
 
-/// One command set: heading with its anchor, status, notes, env vars, process blocks.
+/// One command set, wrapped in `<div class="agentx-set" data-anchor=…>`
+/// so the selector can show and hide it as one unit: heading with its
+/// anchor, status badge, notes, env vars, process blocks.
 pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
-    let mut md = String::new();
+    // Blank lines around the raw HTML keep CommonMark parsing the Markdown
+    // inside. The heading keeps the id (the set's stable anchor), so links,
+    // search and Copy link are unchanged.
+    let mut md = format!(
+        "<div class=\"agentx-set\" data-anchor=\"{}\" data-status=\"{}\">\n\n",
+        html::attribute(&s.anchor),
+        s.status.id()
+    );
     let _ = writeln!(
         md,
         "### {} {{#{} .agentx-set}}\n",
         command_set_title(s),
         s.anchor
     );
-    let mut meta = format!("**{}**", text(&s.status.label()));
+    let mut meta = html::badge(&s.status, &s.status.label());
     if s.status != Status::Derived {
         let p = &s.provenance;
         let mut parts = Vec::new();
@@ -94,6 +104,7 @@ pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
     for f in &s.loose_files {
         md.push_str(&config_file_markdown(f));
     }
+    md.push_str("</div>\n\n");
     md
 }
 

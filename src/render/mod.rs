@@ -20,6 +20,8 @@
 
 mod chapter;
 mod command_set;
+mod html;
+mod selector;
 
 use std::fmt::Write as _;
 
@@ -80,6 +82,14 @@ pub(crate) fn render_section(
          submissions. They have not been verified by the maintainers of these docs: check flags \
          against the image you run.\n\n",
     );
+    md.push_str(&selector::selector_html(
+        page,
+        deployments,
+        &selector::SelectorPage::Model {
+            dir: &opts.subchapter_dir,
+            section: &opts.anchor,
+        },
+    ));
     let _ = writeln!(
         md,
         "AgentX replays multi-turn agentic-coding traces whose long, reusable prefixes reward \
@@ -103,7 +113,7 @@ pub(crate) fn render_section(
         .map(|(d, rel_path)| SubChapter {
             rel_path,
             name: deployment_title(d),
-            markdown: deployment_chapter(page, d, opts),
+            markdown: deployment_chapter(page, d, deployments, opts),
         })
         .collect();
     RenderedSection {
@@ -213,7 +223,7 @@ fn lane_table(deployments: &[&Deployment], opts: &SectionOptions) -> String {
             table_cell(&concs.join(" · ")),
             measured.join(", "),
             d.submitted.label(),
-            table_cell(&text(&d.status.label())),
+            html::badge(&d.status, &d.status.label()),
         );
     }
     t.push('\n');

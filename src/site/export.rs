@@ -156,15 +156,18 @@ fn inline_assets(
     index: &[SearchPage],
 ) -> Result<()> {
     let mut css = String::new();
-    for name in ["book.css", HIGHLIGHT_CSS] {
+    for name in ["book.css", HIGHLIGHT_CSS, "agentx.css"] {
         if let Some(b) = theme.asset(name) {
             css.push_str(&String::from_utf8_lossy(b));
             css.push('\n');
         }
     }
     let mut js = String::new();
-    if let Some(b) = theme.asset("book.js") {
-        js.push_str(&String::from_utf8_lossy(b));
+    for name in ["book.js", "agentx.js"] {
+        if let Some(b) = theme.asset(name) {
+            js.push_str(&String::from_utf8_lossy(b));
+            js.push('\n');
+        }
     }
     // `</script>` or `</style>` (any case) inside inlined text would end the
     // element early; the index's JSON already escapes every `<`.

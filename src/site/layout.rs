@@ -13,6 +13,7 @@ impl Site {
         let mut v = vec![
             "theme/book.css".to_string(),
             "theme/highlight.css".to_string(),
+            "theme/agentx.css".to_string(),
         ];
         v.extend(
             self.dir
@@ -28,7 +29,7 @@ impl Site {
 
     pub(super) fn scripts(&self) -> Vec<String> {
         // The search index is not here: book.js injects it on first use.
-        let mut v = vec!["theme/book.js".to_string()];
+        let mut v = vec!["theme/book.js".to_string(), "theme/agentx.js".to_string()];
         v.extend(
             self.dir
                 .config

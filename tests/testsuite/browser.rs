@@ -263,7 +263,7 @@ fn expected_blocks(set: &CommandSet) -> Vec<String> {
         let exports: Vec<String> = set
             .placeholders
             .iter()
-            .map(|p| format!("export {}=<{}>", p.name, p.description))
+            .map(|p| format!("export {}=\"<{}>\"", p.name, p.description))
             .collect();
         v.push(exports.join("\n"));
     }

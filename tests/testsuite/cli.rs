@@ -70,7 +70,9 @@ fn decode_one_set_as_a_reader_copies_it() {
     assert_eq!(code, 0);
     // Defaults: the measured tier (mooncake) on the submitted router (dynamo).
     assert!(
-        out.starts_with("# Set per node before running the commands below\nexport NODE_RANK=<"),
+        out.starts_with(
+            "# Set per node before running the commands below\nexport ETCD_IP=\"<IP of the node running etcd>\"\n"
+        ),
         "{out}"
     );
     assert!(out.contains("\n\n# etcd — Dynamo control plane\n# Start once, before everything else, on `$ETCD_IP`.\netcd \\\n"));

@@ -358,17 +358,20 @@ fn placeholders_and_placement() {
         KvTier::Mooncake,
         Router::Dynamo,
     );
+    // In the order the commands first use them, then the config files
+    // (nginx.conf's frontends), as the widget lists them; checked by hand
+    // against `decode … --conc 64`.
     let names: Vec<&str> = s.placeholders.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
         names,
         [
-            "NODE_RANK",
             "ETCD_IP",
             "MOONCAKE_MASTER_IP",
+            "IB_DEVICES",
             "PREFILL_0_HEAD_IP",
+            "NODE_RANK",
             "FRONTEND_0_IP",
             "FRONTEND_1_IP",
-            "IB_DEVICES"
         ]
     );
     let decode = s

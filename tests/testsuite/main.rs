@@ -18,6 +18,7 @@ mod injection;
 mod no_panic;
 mod preprocessor;
 mod publish;
+mod reader;
 mod real_data;
 mod sample_book;
 mod serve;

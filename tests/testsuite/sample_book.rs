@@ -175,7 +175,9 @@ fn real_page_expands_deterministically() {
         let id = cell["id"].as_str().unwrap();
         assert_eq!(md.matches("\n### c").count(), sets, "{id}");
         let derived = md
-            .matches("**Derived — not run in SemiAnalysis InferenceX AgentX**")
+            .matches(
+                "agentx-badge-derived\">Derived — not run in SemiAnalysis InferenceX AgentX</span>",
+            )
             .count();
         assert_eq!(derived, sets - points, "{id}");
         assert!(

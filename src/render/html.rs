@@ -1,0 +1,54 @@
+//! The raw HTML render writes itself around Markdown: the set wrapper's
+//! attributes, status badges, the selector's JSON. Every data string in it
+//! goes through `util::escape` (HTML for attributes, Markdown text for what
+//! the Markdown parser reads between tags, script JSON for the data).
+//!
+//! May use: `util::escape`, `decode` (statuses).
+
+use crate::decode::Status;
+use crate::util::escape;
+
+/// An attribute value (quoted) in raw HTML.
+pub(crate) fn attribute(s: &str) -> String {
+    escape::html(s)
+}
+
+/// JSON for inside `<script type="application/json">`: no data can close
+/// the script or open a comment.
+pub(crate) fn script_json(v: &serde_json::Value) -> String {
+    escape::script_json(v).unwrap_or_else(|_| "null".into())
+}
+
+/// A status badge: `<span class="agentx-badge agentx-badge-<id>">` with
+/// `label` (the exact label, or a short mark of it) as Markdown text, which
+/// the parser reads between the two tags.
+pub(crate) fn badge(status: &Status, label: &str) -> String {
+    format!(
+        "<span class=\"agentx-badge agentx-badge-{}\">{}</span>",
+        status.id(),
+        escape::text(label)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_json_cannot_close_the_script() {
+        let v = serde_json::json!({"a": "</script><!-- & \"q\""});
+        let s = script_json(&v);
+        assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'), "{s}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&s).unwrap(), v);
+    }
+
+    #[test]
+    fn badges_keep_the_label_as_text() {
+        let s = Status::InProgress { pr: "12<3".into() };
+        assert_eq!(
+            badge(&s, &s.label()),
+            "<span class=\"agentx-badge agentx-badge-in-progress\">◐ In progress in SemiAnalysis \
+             InferenceX AgentX (PR #12\\<3)</span>"
+        );
+    }
+}

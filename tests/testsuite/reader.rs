@@ -1,0 +1,77 @@
+//! The reader's side of a command set outside the browser: the text Copy
+//! all gives (= what `decode` prints) pastes into bash, and the Env Vars
+//! block lists what to fill in.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use mdbook_agentx::{CommandSet, Library, decode_file};
+
+use crate::support;
+
+/// `bash -n` (parse only, nothing runs) on `text`; the error, if any.
+fn bash_parse_error(text: &str) -> Option<String> {
+    let mut child = Command::new("bash")
+        .arg("-n")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bash");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (!out.status.success()).then(|| String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn check_sets<'a>(what: &str, sets: impl Iterator<Item = &'a CommandSet>) -> usize {
+    let mut n = 0;
+    for s in sets {
+        let text = s.copy_all_text();
+        if let Some(e) = bash_parse_error(&text) {
+            panic!("{what}: {}: bash -n fails: {e}\n{text}", s.anchor);
+        }
+        for line in text.lines().filter(|l| l.starts_with("export ")) {
+            let (_, value) = line.split_once('=').unwrap();
+            assert!(
+                value.starts_with("\"<") && value.ends_with(">\""),
+                "{what}: {}: {line}",
+                s.anchor
+            );
+        }
+        n += 1;
+    }
+    n
+}
+
+/// Every command set's Copy all text parses as bash: the sample book, the
+/// fixture, and the real data files in ../shared when present.
+#[test]
+fn copy_all_text_is_valid_bash() {
+    let lib = Library::load(&support::repo(), Path::new("content/agentx")).unwrap();
+    let mut n = 0;
+    for (_, page) in lib.pages() {
+        n += check_sets(&page.model, page.command_sets());
+    }
+    assert_eq!(n, support::sample_counts().command_sets);
+    let mini = decode_file(&support::fixture("data/mini.json")).unwrap();
+    let mut real = 0;
+    for name in [
+        "agentx-deepseek-v4_1.json",
+        "agentx-qwen3.8-flash-next.json",
+        "agentx-glm-5.2.excerpt.json",
+    ] {
+        if let Some(p) = support::shared(&format!("reference/sglang-cookbook/{name}")) {
+            let page = decode_file(&p).unwrap().page;
+            real += check_sets(name, page.command_sets());
+        }
+    }
+    let fixture = check_sets("mini.json", mini.page.command_sets());
+    eprintln!(
+        "bash -n passes on the Copy all text of {n} sample sets, {fixture} fixture sets, {real} real sets"
+    );
+}
