@@ -301,6 +301,9 @@
     var c = this.here && this.fromHash();
     this.select(c || this.initial(Math.max(first, 0)), null);
     if (!this.here) return;
+    // The selection is the URL: a page opened without a fragment gets the
+    // shown set's anchor (another fragment, e.g. #combinations, is kept).
+    if (!c && !location.hash) history.replaceState(null, "", "#" + this.setFor(this.choice)[3]);
     var self = this;
     var follow = function () {
       var h = self.fromHash();

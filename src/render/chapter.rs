@@ -50,7 +50,11 @@ pub(super) fn deployment_chapter(
     opts: &SectionOptions,
 ) -> String {
     let mut md = String::new();
-    let _ = writeln!(md, "# {} {{#{}}}\n", text(&deployment_title(d)), d.anchor);
+    // The title names the model: it is the page's <title>, its sidebar
+    // entry and its previous/next label, and two models share deployments
+    // of the same shape (`GB200 · Agg TP4`).
+    let title = format!("{} · {}", page.model, deployment_title(d));
+    let _ = writeln!(md, "# {} {{#{}}}\n", text(&title), d.anchor);
     let back = text(&format!("← {}: {SECTION_TITLE}", page.model));
     let target = format!("../{}#{}", opts.chapter_file, opts.anchor);
     let _ = writeln!(md, "{}\n", link(&back, &target));
@@ -83,7 +87,17 @@ pub(super) fn deployment_chapter(
             )
         });
         for s in sets {
-            md.push_str(&command_set_markdown(s));
+            let base = d
+                .command_sets
+                .iter()
+                .find(|b| b.point == s.point && b.router == d.submitted && b.tier == b.measured);
+            let changes = match base {
+                Some(b) if s.status == Status::Derived => {
+                    changes::changes_markdown(s, b, &command_set_title(b))
+                }
+                _ => String::new(),
+            };
+            md.push_str(&command_set_markdown(s, &changes));
         }
     }
     md

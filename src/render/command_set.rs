@@ -24,8 +24,9 @@ pub(crate) fn command_set_title(s: &CommandSet) -> String {
 
 /// One command set, wrapped in `<div class="agentx-set" data-anchor=…>`
 /// so the selector can show and hide it as one unit: heading with its
-/// anchor, status badge, notes, env vars, process blocks.
-pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
+/// anchor, status badge, notes, what a derived set changes (`changes`,
+/// Markdown, or empty), env vars, process blocks.
+pub(crate) fn command_set_markdown(s: &CommandSet, changes: &str) -> String {
     // Blank lines around the raw HTML keep CommonMark parsing the Markdown
     // inside. The heading keeps the id (the set's stable anchor), so links,
     // search and Copy link are unchanged.
@@ -40,40 +41,14 @@ pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
         command_set_title(s),
         s.anchor
     );
-    let mut meta = html::badge(&s.status, &s.status.label());
-    if s.status != Status::Derived {
-        let p = &s.provenance;
-        let mut parts = Vec::new();
-        if let Some(u) = &p.run_url {
-            parts.push(link("SA sweep run", u));
-        }
-        if let (Some(pr), Some(u)) = (&p.pr, &p.pr_url) {
-            parts.push(link(&text(&format!("InferenceX PR #{pr}")), u));
-        }
-        if let Some(u) = &p.job_url {
-            parts.push(link("job log", u));
-        }
-        if let Some(date) = &p.date {
-            parts.push(format!("dashboard date {}", text(date)));
-        }
-        if let Some(u) = &p.recipe_url {
-            parts.push(link("recipe", u));
-        }
-        if let Some(o) = &p.override_name {
-            parts.push(format!("override {}", code(o)));
-        }
-        if !parts.is_empty() {
-            meta.push_str(" — ");
-            meta.push_str(&parts.join(" · "));
-        }
-    }
-    let _ = writeln!(md, "{meta}\n");
+    let _ = writeln!(md, "{}\n", status_line(s));
     for n in &s.notes {
         let _ = writeln!(md, "- {}", n.text());
     }
     if !s.notes.is_empty() {
         md.push('\n');
     }
+    md.push_str(changes);
     // Process titles are headings (one level below the set's), so screen
     // readers can list and jump between them; the site names each Copy
     // button after the heading above it.
@@ -106,6 +81,38 @@ pub(crate) fn command_set_markdown(s: &CommandSet) -> String {
     }
     md.push_str("</div>\n\n");
     md
+}
+
+/// The status badge, then for a measured set where its run is recorded.
+fn status_line(s: &CommandSet) -> String {
+    let mut meta = html::badge(&s.status, &s.status.label());
+    if s.status != Status::Derived {
+        let p = &s.provenance;
+        let mut parts = Vec::new();
+        if let Some(u) = &p.run_url {
+            parts.push(link("SA sweep run", u));
+        }
+        if let (Some(pr), Some(u)) = (&p.pr, &p.pr_url) {
+            parts.push(link(&text(&format!("InferenceX PR #{pr}")), u));
+        }
+        if let Some(u) = &p.job_url {
+            parts.push(link("job log", u));
+        }
+        if let Some(date) = &p.date {
+            parts.push(format!("dashboard date {}", text(date)));
+        }
+        if let Some(u) = &p.recipe_url {
+            parts.push(link("recipe", u));
+        }
+        if let Some(o) = &p.override_name {
+            parts.push(format!("override {}", code(o)));
+        }
+        if !parts.is_empty() {
+            meta.push_str(" — ");
+            meta.push_str(&parts.join(" · "));
+        }
+    }
+    meta
 }
 
 fn config_file_markdown(f: &ConfigFile) -> String {

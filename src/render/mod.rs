@@ -18,6 +18,7 @@
 //! May use: `decode` (the model only, never the raw data), `data` (its
 //! vocabulary: routers, tiers, image status), `util`.
 
+mod changes;
 mod chapter;
 mod command_set;
 mod html;
@@ -112,7 +113,7 @@ pub(crate) fn render_section(
         .filter(|(_, rel_path)| wanted(rel_path))
         .map(|(d, rel_path)| SubChapter {
             rel_path,
-            name: deployment_title(d),
+            name: format!("{} · {}", page.model, deployment_title(d)),
             markdown: deployment_chapter(page, d, deployments, opts),
         })
         .collect();

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::html;
 use crate::data::{KvTier, Router};
-use crate::decode::{CommandSet, DecodedPage, Deployment, concs_label};
+use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, concs_label};
 
 /// The page a selector is on.
 pub(super) enum SelectorPage<'a> {
@@ -150,17 +150,49 @@ fn window_data(s: &CommandSet) -> Value {
         .processes
         .iter()
         .map(|p| {
-            json!([
-                &*p.title,
-                &*p.long_title,
-                &*p.placement,
-                p.files.iter().map(|f| &f.name).collect::<Vec<_>>()
-            ])
+            let files: Vec<Value> = p.files.iter().map(file_data).collect();
+            json!([&*p.title, &*p.long_title, &*p.placement, files])
         })
         .collect();
     json!({
         "env": !s.placeholders.is_empty(),
         "procs": processes,
-        "loose": s.loose_files.iter().map(|f| &f.name).collect::<Vec<_>>(),
+        "loose": s.loose_files.iter().map(file_data).collect::<Vec<_>>(),
     })
+}
+
+/// A config file in Copy all: `[name, "cat > name <<'EOF'", "EOF"]`.
+fn file_data(f: &ConfigFile) -> Value {
+    let (head, delim) = f.heredoc();
+    json!([f.name, head, delim])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::fixture;
+
+    /// The data of the fixture's GB300 deployment chapter, pretty-printed
+    /// (reviewed by hand against `decode --json` of the same cell: chips'
+    /// texts, each set's keys, anchor and status, the window's titles and
+    /// placements, nats.conf/nginx.conf as here-documents).
+    #[test]
+    fn selector_data_snapshot() {
+        let page = crate::decode::decode_file(&fixture("data/mini.json"))
+            .unwrap()
+            .page;
+        let gb300: Vec<&Deployment> = page
+            .deployments
+            .iter()
+            .filter(|d| d.hw == "gb300")
+            .collect();
+        let data = selector_data(&page, &gb300, &SelectorPage::Deployment(gb300[0]));
+        insta::assert_snapshot!(
+            "selector_data_gb300",
+            serde_json::to_string_pretty(&data).unwrap()
+        );
+        let html = selector_html(&page, &gb300, &SelectorPage::Deployment(gb300[0]));
+        assert!(html.starts_with("<div class=\"agentx-selector\" hidden></div>\n<script"));
+        assert_eq!(html.matches('<').count(), 4, "no `<` inside the JSON");
+    }
 }

@@ -79,12 +79,12 @@ fn protocol_round_trip() {
         subs,
         vec![
             (
-                "H200 · Agg TP4 · MTP 3-1-4",
+                "Mini-Test · H200 · Agg TP4 · MTP 3-1-4",
                 "mini/mini-fp8-h200-sglang-agentic-mtp-0.md".to_string(),
                 Some("1.1.".to_string())
             ),
             (
-                "H200 · Agg TP2 · MTP 3-1-4 · measured with HiCache",
+                "Mini-Test · H200 · Agg TP2 · MTP 3-1-4 · measured with HiCache",
                 "mini/mini-fp8-h200-sglang-agentic-mtp-1.md".to_string(),
                 Some("1.2.".to_string())
             ),

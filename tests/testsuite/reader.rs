@@ -75,3 +75,60 @@ fn copy_all_text_is_valid_bash() {
         "bash -n passes on the Copy all text of {n} sample sets, {fixture} fixture sets, {real} real sets"
     );
 }
+
+/// Every page's `<title>` is its own, and a deployment chapter's names its
+/// model (as do its heading and the previous/next labels around it).
+#[test]
+fn titles_are_unique_and_name_the_model() {
+    let out = support::temp("titles-export");
+    mdbook_agentx::export_offline(&support::repo(), &out).unwrap();
+    let lib = Library::load(&support::repo(), Path::new("content/agentx")).unwrap();
+    let models: Vec<String> = lib.pages().map(|(_, p)| p.model.clone()).collect();
+    let mut seen: std::collections::HashMap<String, String> = Default::default();
+    let mut deployment_pages = 0;
+    for (rel, bytes) in support::files_under(&out) {
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        // index.html is the first chapter again, as mdBook writes it.
+        if !rel.ends_with(".html") || rel == "index.html" {
+            continue;
+        }
+        let html = String::from_utf8_lossy(&bytes);
+        let title = html
+            .split("<title>")
+            .nth(1)
+            .and_then(|t| t.split("</title>").next())
+            .unwrap_or_else(|| panic!("{rel}: no <title>"))
+            .to_string();
+        if let Some(other) = seen.insert(title.clone(), rel.clone()) {
+            panic!("{rel} and {other} share the title {title}");
+        }
+        // models/<model>/<deployment>.html
+        if rel.matches('/').count() == 2 && rel.starts_with("models/") {
+            deployment_pages += 1;
+            let model = models
+                .iter()
+                .find(|m| title.starts_with(&format!("{m} · ")))
+                .unwrap_or_else(|| panic!("{rel}: title {title} does not name the model"));
+            for rel_link in ["prev", "next"] {
+                if let Some(label) = html
+                    .split(&format!("rel=\"{rel_link}\""))
+                    .nth(1)
+                    .and_then(|s| s.split("</a>").next())
+                    // A neighbour outside models/ (`../../authoring.html`) is no model's.
+                    && !label.contains("href=\"../../")
+                {
+                    assert!(
+                        models.iter().any(|m| label.contains(m.as_str())),
+                        "{rel}: the {rel_link} label does not name a model: {label}"
+                    );
+                }
+            }
+            assert!(html.contains(&format!(">{model} · ")), "{rel}: heading");
+        }
+    }
+    assert_eq!(deployment_pages, 28);
+    eprintln!(
+        "{} pages, each with its own <title>; {deployment_pages} deployment chapters titled with their model",
+        seen.len()
+    );
+}

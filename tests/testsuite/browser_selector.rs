@@ -1,0 +1,519 @@
+//! The offline selector in a real browser (headless Chromium over the
+//! shared WebDriver helper), on the exported sample book from `file://`.
+//!
+//! Every combination of the sample book (576) is selected with the chips of
+//! its deployment chapter: exactly one command set is shown, the URL is its
+//! anchor, and its Copy all text equals what `decode` prints. Every set's
+//! URL, loaded afresh, restores the same selection. From each model page,
+//! every set is reached by chip clicks in the first viewport and the
+//! "Open" link; back/forward walk the selections; no console errors.
+//! Prints the counts and the figures of docs/BENCHMARKS.md (scroll height
+//! of the largest deployment page, clicks, bytes a page loads).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use mdbook_agentx::Library;
+use serde_json::{Value, json};
+
+use crate::browser::{Driver, chromedriver};
+use crate::browser_chrome::view;
+use crate::support;
+
+/// Selects each listed set with the chips (concurrency, KV offload,
+/// router: the rows that differ inside one deployment chapter) and reports
+/// what the page then shows and what Copy all copies.
+const DRIVE: &str = r##"
+var targets = arguments[0], out = [];
+function chip(row, value) {
+  return document.querySelector('.agentx-chip[data-row="' + row + '"][value="' + value + '"]');
+}
+function visible(e) { return e.getClientRects().length > 0; }
+targets.forEach(function (t) {
+  var clicks = 0;
+  [["point", String(t.point)], ["tier", t.tier], ["router", t.router]].forEach(function (rv) {
+    var c = chip(rv[0], rv[1]);
+    if (c && c.getAttribute("aria-pressed") !== "true") { c.click(); clicks++; }
+  });
+  var shown = Array.prototype.filter.call(document.querySelectorAll("div.agentx-set"), visible);
+  var copy = null, all = shown.length === 1 && shown[0].querySelector("button.agentx-copy-all");
+  window.__agentxLastCopy = null;
+  if (all) { all.click(); copy = window.__agentxLastCopy; }
+  out.push({ anchor: t.anchor, shown: shown.map(function (e) { return e.getAttribute("data-anchor"); }),
+             hash: location.hash.slice(1), copy: copy, clicks: clicks });
+});
+return out;
+"##;
+
+/// What is selected now: the shown set and the pressed chips.
+const STATE: &str = r##"
+var shown = Array.prototype.filter.call(document.querySelectorAll("div.agentx-set"),
+  function (e) { return e.getClientRects().length > 0; });
+var pressed = Array.prototype.map.call(document.querySelectorAll('.agentx-chip[aria-pressed="true"]'),
+  function (c) { return c.getAttribute("data-row") + "=" + c.value; });
+return { shown: shown.map(function (e) { return e.getAttribute("data-anchor"); }), pressed: pressed,
+         active: document.documentElement.classList.contains("agentx-active"),
+         height: document.documentElement.scrollHeight };
+"##;
+
+/// From the model page's first choice: the chips clicked (row by row, top
+/// to bottom, only where the target differs) to reach a set, then the Open
+/// link. Then back to the first choice (its chips clicked the same way):
+/// the state of a fresh load, as the choice is the six chips.
+const FROM_MODEL: &str = r##"
+var t = arguments[0], first = arguments[1], clicks = 0, inView = true;
+var sel = document.querySelector(".agentx-selector-on");
+sel.scrollIntoView();
+var top = sel.getBoundingClientRect().top;
+function check(e) {
+  var r = e.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) inView = false;
+}
+var keys = [["hw", t.hw], ["ckpt", t.ckpt], ["dep", t.dep], ["point", t.point], ["tier", t.tier], ["router", t.router]];
+keys.forEach(function (kv) {
+  var c = document.querySelector('.agentx-chip[data-row="' + kv[0] + '"][value="' + String(kv[1]).replace(/"/g, '\\"') + '"]');
+  if (!c) { inView = "no chip " + kv[0] + "=" + kv[1]; return; }
+  if (c.getAttribute("aria-pressed") !== "true") { check(c); c.click(); clicks++; }
+});
+var open = sel.querySelector("a.agentx-open");
+check(open);
+var href = open.getAttribute("href");
+first.forEach(function (kv) {
+  var c = document.querySelector('.agentx-chip[data-row="' + kv[0] + '"][value="' + String(kv[1]).replace(/"/g, '\\"') + '"]');
+  if (c && c.getAttribute("aria-pressed") !== "true") c.click();
+});
+var reset = Array.prototype.map.call(document.querySelectorAll('.agentx-chip[aria-pressed="true"]'),
+  function (c) { return c.getAttribute("data-row") + "=" + c.value; }).join(" ");
+return { clicks: clicks + 1, inView: inView, href: href, selectorTop: top, reset: reset };
+"##;
+
+/// A set of the sample book, with everything the browser test compares.
+struct Expected {
+    /// Page (relative to the site) of its deployment chapter.
+    page: String,
+    point: usize,
+    tier: &'static str,
+    router: &'static str,
+    copy_all: String,
+}
+
+/// Every set of the exported site, by anchor, with its page: the pages are
+/// read from the site (`data-anchor` of each set), the text from the decoder.
+fn expected(site: &Path) -> HashMap<String, Expected> {
+    let lib = Library::load(&support::repo(), Path::new("content/agentx")).unwrap();
+    let mut page_of: HashMap<String, String> = HashMap::new();
+    for (rel, bytes) in support::files_under(site) {
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if !rel.ends_with(".html") {
+            continue;
+        }
+        let html = String::from_utf8_lossy(&bytes);
+        for part in html
+            .split("<div class=\"agentx-set\" data-anchor=\"")
+            .skip(1)
+        {
+            let anchor = &part[..part.find('"').unwrap()];
+            page_of.insert(anchor.to_string(), rel.clone());
+        }
+    }
+    let mut out = HashMap::new();
+    for (_, page) in lib.pages() {
+        for s in page.command_sets() {
+            let e = Expected {
+                page: page_of
+                    .get(&s.anchor)
+                    .unwrap_or_else(|| panic!("{} is on no page", s.anchor))
+                    .clone(),
+                point: s.point,
+                tier: s.tier.id(),
+                router: s.router.id(),
+                copy_all: s.copy_all_text(),
+            };
+            out.insert(s.anchor.clone(), e);
+        }
+    }
+    out
+}
+
+/// Selects every set of every deployment chapter with its chips.
+fn drive_every_combination(d: &Driver, base: &str, sets: &HashMap<String, Expected>) -> usize {
+    let mut by_page: HashMap<&str, Vec<(&String, &Expected)>> = HashMap::new();
+    for (a, e) in sets {
+        by_page.entry(e.page.as_str()).or_default().push((a, e));
+    }
+    let mut pages: Vec<_> = by_page.into_iter().collect();
+    pages.sort_by_key(|(p, _)| p.to_string());
+    let mut n = 0;
+    for (page, mut list) in pages {
+        list.sort_by_key(|(a, _)| a.to_string());
+        d.goto(&format!("{base}{page}"));
+        let targets: Vec<Value> = list
+            .iter()
+            .map(
+                |(a, e)| json!({"anchor": a, "point": e.point, "tier": e.tier, "router": e.router}),
+            )
+            .collect();
+        let r = d.exec(DRIVE, json!([targets]));
+        for (got, (anchor, e)) in r.as_array().unwrap().iter().zip(&list) {
+            assert_eq!(got["shown"], json!([anchor]), "{page}: selecting {anchor}");
+            assert_eq!(got["hash"], json!(anchor), "{page}: the URL of {anchor}");
+            assert_eq!(
+                got["copy"].as_str(),
+                Some(e.copy_all.as_str()),
+                "{page}#{anchor}: Copy all differs from decode"
+            );
+            n += 1;
+        }
+        let errors = d.console_errors();
+        assert!(errors.is_empty(), "{page}: console errors: {errors:?}");
+    }
+    n
+}
+
+/// Every set's URL, loaded afresh, shows that set and presses its chips.
+fn urls_restore(d: &Driver, base: &str, sets: &HashMap<String, Expected>) -> usize {
+    // Round-robin over the pages, so that each URL is a new document (a
+    // fresh load, as in a new tab), not a jump within the page before.
+    let mut by_page: HashMap<&str, Vec<&String>> = HashMap::new();
+    for (a, e) in sets {
+        by_page.entry(e.page.as_str()).or_default().push(a);
+    }
+    let mut queues: Vec<Vec<&String>> = by_page.into_values().collect();
+    queues.sort();
+    let mut anchors: Vec<&String> = Vec::new();
+    while queues.iter().any(|q| !q.is_empty()) {
+        for q in queues.iter_mut() {
+            if let Some(a) = q.pop() {
+                anchors.push(a);
+            }
+        }
+    }
+    let mut n = 0;
+    let mut last_page = "";
+    for a in anchors {
+        let e = &sets[a];
+        if e.page == last_page {
+            d.goto("about:blank");
+        }
+        last_page = &e.page;
+        d.goto(&format!("{base}{}#{a}", e.page));
+        let r = d.exec(STATE, json!([]));
+        assert_eq!(r["shown"], json!([a]), "{}#{a}: shown", e.page);
+        let pressed: Vec<&str> = r["pressed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        for want in [
+            format!("point={}", e.point),
+            format!("tier={}", e.tier),
+            format!("router={}", e.router),
+        ] {
+            assert!(pressed.contains(&want.as_str()), "{a}: {want} not pressed");
+        }
+        n += 1;
+    }
+    let errors = d.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:?}");
+    n
+}
+
+/// A real click (a trusted event, with user activation, as a reader's) on
+/// the first element matching `css`.
+fn click(d: &Driver, css: &str) {
+    d.exec(
+        "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});",
+        json!([css]),
+    );
+    let e = d.cmd(
+        "POST",
+        "/element",
+        Some(json!({"using": "css selector", "value": css})),
+    );
+    let id = e
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .as_str()
+        .unwrap();
+    d.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
+}
+
+/// Back and forward walk the selections of a deployment chapter.
+fn back_and_forward(d: &Driver, base: &str, page: &str) {
+    d.goto(&format!("{base}{page}"));
+    let shown = || d.exec(STATE, json!([]))["shown"].clone();
+    let first = shown();
+    let other = |row: &str| {
+        format!(".agentx-chip[data-row=\"{row}\"][aria-pressed=\"false\"]:not(:disabled)")
+    };
+    click(d, &other("point"));
+    let second = shown();
+    click(d, &other("router"));
+    let third = shown();
+    assert_ne!(first, second);
+    assert_ne!(second, third);
+    d.cmd("POST", "/back", Some(json!({})));
+    assert_eq!(shown(), second, "back");
+    d.cmd("POST", "/back", Some(json!({})));
+    assert_eq!(shown(), first, "back again");
+    d.cmd("POST", "/forward", Some(json!({})));
+    assert_eq!(shown(), second, "forward");
+}
+
+/// A target for FROM_MODEL: the chip values of a set.
+fn model_target(model_data: &Value, anchor: &str) -> Option<Value> {
+    for (di, dep) in model_data["deps"].as_array().unwrap().iter().enumerate() {
+        for s in dep["sets"].as_array().unwrap() {
+            if s[3] == anchor {
+                return Some(json!({"hw": dep["hw"], "ckpt": dep["ckpt"], "dep": di,
+                    "point": s[0], "tier": s[1], "router": s[2]}));
+            }
+        }
+    }
+    None
+}
+
+/// From every model page to every one of its sets: the clicks, all in the
+/// first viewport; the Open link leads to the set. Returns (sets, most clicks).
+fn clicks_from_model_pages(
+    d: &Driver,
+    base: &str,
+    sets: &HashMap<String, Expected>,
+) -> (usize, u64) {
+    let models: Vec<String> = {
+        let mut v: Vec<String> = sets
+            .values()
+            .map(|e| e.page.rsplit_once('/').unwrap().0.to_string() + ".html")
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let (mut n, mut most) = (0, 0);
+    for model in models {
+        let url = format!("{base}{model}");
+        d.goto(&url);
+        let data: Value = serde_json::from_str(
+            d.exec(
+                "return document.querySelector('script.agentx-selector-data').textContent;",
+                json!([]),
+            )
+            .as_str()
+            .unwrap(),
+        )
+        .unwrap();
+        let mut anchors: Vec<&String> = sets
+            .iter()
+            .filter(|(_, e)| {
+                e.page
+                    .starts_with(&format!("{}/", model.trim_end_matches(".html")))
+            })
+            .map(|(a, _)| a)
+            .collect();
+        anchors.sort();
+        // The first choice, as chips (row, value), and as the pressed chips.
+        let first = d.exec(
+            "return Array.prototype.map.call(document.querySelectorAll('.agentx-chip[aria-pressed=\"true\"]'), \
+             function (c) { return [c.getAttribute('data-row'), c.value]; });",
+            json!([]),
+        );
+        let first_pressed: Vec<String> = first
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|kv| format!("{}={}", kv[0].as_str().unwrap(), kv[1].as_str().unwrap()))
+            .collect();
+        for (i, a) in anchors.iter().enumerate() {
+            let t = model_target(&data, a).unwrap_or_else(|| panic!("{model}: no {a} in the data"));
+            let r = d.exec(FROM_MODEL, json!([t, first]));
+            assert_eq!(r["inView"], true, "{model} → {a}: {r}");
+            assert_eq!(
+                r["reset"],
+                json!(first_pressed.join(" ")),
+                "{model}: back to the first choice"
+            );
+            let href = r["href"].as_str().unwrap();
+            assert!(href.ends_with(&format!("#{a}")), "{model} → {a}: {r}");
+            most = most.max(r["clicks"].as_u64().unwrap());
+            // Follow the link for some of them: the set is what shows.
+            if i % 40 == 0 {
+                let dir = url.rsplit_once('/').unwrap().0;
+                d.goto(&format!("{dir}/{href}"));
+                assert_eq!(
+                    d.exec(STATE, json!([]))["shown"],
+                    json!([a]),
+                    "{model} → {a}"
+                );
+                d.goto(&url);
+            }
+            n += 1;
+        }
+        let errors = d.console_errors();
+        assert!(errors.is_empty(), "{model}: console errors: {errors:?}");
+    }
+    (n, most)
+}
+
+fn gzip_len(bytes: &[u8]) -> usize {
+    let mut child = Command::new("gzip")
+        .arg("-9c")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("gzip");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out.stdout.len()
+}
+
+/// Bytes each page loads: its HTML and the theme files it links (the search
+/// index loads only when the box is used, and is not counted).
+fn page_bytes(site: &Path) {
+    let files: HashMap<String, Vec<u8>> = support::files_under(site)
+        .into_iter()
+        .map(|(p, b)| (p.to_string_lossy().replace('\\', "/"), b))
+        .collect();
+    let theme: usize = [
+        "theme/book.css",
+        "theme/highlight.css",
+        "theme/agentx.css",
+        "theme/book.js",
+        "theme/agentx.js",
+    ]
+    .iter()
+    .map(|f| files[*f].len())
+    .sum();
+    let mut pages: Vec<(&String, usize)> = files
+        .iter()
+        .filter(|(p, _)| p.ends_with(".html"))
+        .map(|(p, b)| (p, b.len()))
+        .collect();
+    pages.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    let (largest, size) = pages[0];
+    let html = String::from_utf8_lossy(&files[largest]);
+    let data = html
+        .split("class=\"agentx-selector-data\">")
+        .nth(1)
+        .and_then(|s| s.split("</script>").next())
+        .unwrap_or("");
+    let js = &files["theme/agentx.js"];
+    let budget = gzip_len(js) + gzip_len(data.as_bytes());
+    let total: usize = pages.iter().map(|(_, n)| n).sum();
+    eprintln!(
+        "bytes: {} pages, HTML median {} B, largest {largest} {size} B ({} B gzip); theme files {theme} B once; \
+         selector JS + data on the largest page: {} B + {} B = {budget} B gzip (agentx.js {} B raw), all HTML {total} B",
+        pages.len(),
+        pages[pages.len() / 2].1,
+        gzip_len(&files[largest]),
+        gzip_len(js),
+        gzip_len(data.as_bytes()),
+        js.len(),
+    );
+    assert!(budget < 25 * 1024, "selector JS + data: {budget} B gzip");
+}
+
+#[test]
+fn browser_selector_every_combination() {
+    let Some(driver) = chromedriver() else { return };
+    let out = support::temp("selector-export");
+    mdbook_agentx::export_offline(&support::repo(), &out).unwrap();
+    let sets = expected(&out);
+    assert_eq!(sets.len(), support::sample_counts().command_sets);
+    let base = format!("file://{}/", out.display());
+    let d = Driver::start(&driver, "selector");
+    view(&d, 1400, 900, false);
+    d.console_errors();
+
+    let t = std::time::Instant::now();
+    let selected = drive_every_combination(&d, &base, &sets);
+    let t1 = t.elapsed();
+    let restored = urls_restore(&d, &base, &sets);
+    let t2 = t.elapsed();
+    let largest = largest_page(&sets);
+    back_and_forward(&d, &base, &largest);
+    let (reached, most_clicks) = clicks_from_model_pages(&d, &base, &sets);
+    eprintln!(
+        "(chips {} ms, URLs {} ms, from model pages {} ms)",
+        t1.as_millis(),
+        (t2 - t1).as_millis(),
+        (t.elapsed() - t2).as_millis()
+    );
+    eprintln!(
+        "selector: {selected} combinations selected with the chips (one set shown, URL = its anchor, \
+         Copy all = decode), {restored} URLs restored in a fresh load, {reached} sets reached from \
+         their model page in at most {most_clicks} clicks, all in the first viewport"
+    );
+    assert_eq!(selected, sets.len());
+    assert_eq!(restored, sets.len());
+    assert_eq!(reached, sets.len());
+    assert!(most_clicks <= 6, "{most_clicks} clicks");
+
+    // The largest deployment chapter: how long it is with the selector, and
+    // with every set shown.
+    d.goto(&format!("{base}{largest}"));
+    let active = d.exec(STATE, json!([]));
+    d.exec(
+        "document.querySelector('.agentx-show-all').click();",
+        json!([]),
+    );
+    let all = d.exec(STATE, json!([]));
+    assert_eq!(active["active"], true);
+    assert_eq!(all["active"], false);
+    let count = sets.values().filter(|e| e.page == largest).count();
+    eprintln!(
+        "scroll height at 1400 px of {largest} ({count} sets): {} px with the selector, {} px with all sets shown",
+        active["height"], all["height"]
+    );
+    assert!(active["height"].as_f64().unwrap() < 6000.0);
+    page_bytes(&out);
+    screenshots(&d, &base, &largest);
+}
+
+/// The deployment chapter with the most sets.
+fn largest_page(sets: &HashMap<String, Expected>) -> String {
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for e in sets.values() {
+        *count.entry(e.page.as_str()).or_default() += 1;
+    }
+    let mut v: Vec<_> = count.into_iter().collect();
+    v.sort_by_key(|(p, n)| (std::cmp::Reverse(*n), p.to_string()));
+    v[0].0.to_string()
+}
+
+/// Screenshots to look at, in target/browser-test/selector/.
+fn screenshots(d: &Driver, base: &str, largest: &str) {
+    let dir = support::repo().join("target/browser-test/selector");
+    let model = format!("{}.html", largest.rsplit_once('/').unwrap().0);
+    for (name, w, h, dark, page) in [
+        ("model-1400", 1400, 900, false, &model),
+        ("deployment-1400", 1400, 900, false, &largest.to_string()),
+        (
+            "deployment-1400-dark",
+            1400,
+            900,
+            true,
+            &largest.to_string(),
+        ),
+        ("deployment-390", 390, 844, false, &largest.to_string()),
+        ("model-390-dark", 390, 844, true, &model),
+    ] {
+        view(d, w, h, dark);
+        d.goto(&format!("{base}{page}"));
+        d.exec(
+            "var s = document.querySelector('.agentx-selector-on'); if (s) s.scrollIntoView();",
+            json!([]),
+        );
+        d.screenshot(&dir.join(format!("{name}.png")));
+    }
+    view(d, 1400, 900, false);
+    eprintln!("screenshots in {}", dir.display());
+}
