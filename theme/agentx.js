@@ -53,9 +53,9 @@
       done();
     }
   }
-  // A code block's exact text: without the final newline the HTML adds.
-  function codeText(block) {
-    var code = block.querySelector("pre code");
+  // A code block's exact text (its `pre > code`): without the final newline
+  // the HTML adds. Our builder wraps each in div.codeblock, mdBook does not.
+  function codeText(code) {
     return code ? code.textContent.replace(/\n$/, "") : "";
   }
 
@@ -339,7 +339,7 @@
   // prints (CommandSet::copy_all_text in src/decode/model.rs): the page's
   // code blocks, in order, with the titles and placements of the data.
   function copyAll(div, win) {
-    var blocks = div.querySelectorAll("div.codeblock"), k = 0, parts = [];
+    var blocks = div.querySelectorAll("pre > code"), k = 0, parts = [];
     // A config file: a comment, then a quoted here-document writing it
     // (f = [name, "cat > name <<'EOF'", "EOF"]).
     function file(f) {
@@ -404,7 +404,7 @@
     if (panels.length > 1) makeTabs(div, win, panels);
     copy.addEventListener("click", function () {
       var panel = panels[div.__agentxTab || 0];
-      var block = panel && panel.querySelector("div.codeblock");
+      var block = panel && panel.querySelector("pre > code");
       copyText(block ? codeText(block) : "", copy);
     });
     all.addEventListener("click", function () { copyText(copyAll(div, win), all); });

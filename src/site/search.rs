@@ -200,7 +200,12 @@ pub(super) fn search_index_json(catalog: &Catalog, pages: &[SearchPage]) -> Resu
     let mut s = Vec::new();
     for (i, page) in pages.iter().enumerate() {
         let deployment = catalog.deployments.get(&page.source);
-        let title = dict.ids_of([page.title.as_str()]);
+        // A deployment chapter's title starts with its model (issue 13); a
+        // result already reads `model » title`, and the model is context.
+        let page_title = deployment
+            .and_then(|d| page.title.strip_prefix(&format!("{} · ", d.model)))
+            .unwrap_or(&page.title);
+        let title = dict.ids_of([page_title]);
         let (model, status, ctx, id, status_tok) = match deployment {
             Some(d) => (
                 d.model.as_str(),
@@ -212,7 +217,7 @@ pub(super) fn search_index_json(catalog: &Catalog, pages: &[SearchPage]) -> Resu
             None => ("", "", &[][..], &[][..], &[][..]),
         };
         p.push(serde_json::json!([
-            page.title,
+            page_title,
             page.url,
             page.anchors,
             model,

@@ -432,11 +432,18 @@ fn keys_and_copy_names(d: &Driver, sites: &Sites) {
     );
 }
 
+/// Waits until the page is `want`; a `want` without a fragment matches the
+/// page with any (a deployment chapter's selector puts its set's anchor in
+/// the URL).
 pub(crate) fn wait_for_url(d: &Driver, want: &str) {
     let t = Instant::now();
     loop {
         let url = d.cmd("GET", "/url", None);
-        if url.as_str() == Some(want) {
+        let page = match url.as_str() {
+            Some(u) if !want.contains('#') => u.split('#').next(),
+            u => u,
+        };
+        if page == Some(want) {
             return;
         }
         assert!(t.elapsed() < Duration::from_secs(5), "at {url}, not {want}");
