@@ -139,7 +139,7 @@ mod tests {
             role: None,
             title: "Worker".into(),
             long_title: "Aggregated worker".into(),
-            placement: String::new(),
+            placement: "".into(),
             command: cmd.into(),
             files: Vec::new(),
         };

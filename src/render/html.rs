@@ -38,7 +38,10 @@ mod tests {
     fn script_json_cannot_close_the_script() {
         let v = serde_json::json!({"a": "</script><!-- & \"q\""});
         let s = script_json(&v);
-        assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'), "{s}");
+        assert!(
+            !s.contains('<') && !s.contains('>') && !s.contains('&'),
+            "{s}"
+        );
         assert_eq!(serde_json::from_str::<serde_json::Value>(&s).unwrap(), v);
     }
 
