@@ -97,7 +97,7 @@ pub(super) fn deployment_chapter(
                 }
                 _ => String::new(),
             };
-            md.push_str(&command_set_markdown(s, &changes));
+            md.push_str(&command_set_markdown(s, &title, &changes));
         }
     }
     md

@@ -25,8 +25,11 @@ pub(crate) fn command_set_title(s: &CommandSet) -> String {
 /// One command set, wrapped in `<div class="agentx-set" data-anchor=…>`
 /// so the selector can show and hide it as one unit: heading with its
 /// anchor, status badge, notes, what a derived set changes (`changes`,
-/// Markdown, or empty), env vars, process blocks.
-pub(crate) fn command_set_markdown(s: &CommandSet, changes: &str) -> String {
+/// Markdown, or empty), env vars, process blocks. `context` (data text,
+/// e.g. `DeepSeek-V4.1 · GB200 · Agg DEP4`) follows the heading's own
+/// title, so a heading read alone — in a screen reader's list of
+/// headings, a shared link, a printed page — still names its launch.
+pub(crate) fn command_set_markdown(s: &CommandSet, context: &str, changes: &str) -> String {
     // Blank lines around the raw HTML keep CommonMark parsing the Markdown
     // inside. The heading keeps the id (the set's stable anchor), so links,
     // search and Copy link are unchanged.
@@ -37,8 +40,9 @@ pub(crate) fn command_set_markdown(s: &CommandSet, changes: &str) -> String {
     );
     let _ = writeln!(
         md,
-        "### {} {{#{} .agentx-set}}\n",
+        "### {} — {} {{#{} .agentx-set}}\n",
         command_set_title(s),
+        text(context),
         s.anchor
     );
     let _ = writeln!(md, "{}\n", status_line(s));

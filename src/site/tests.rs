@@ -66,7 +66,7 @@ fn html_fragment_snapshots() {
         .command_sets()
         .find(|s| s.anchor == "mini-fp8-gb300-dynamo-agentic-disagg-0-c128-mooncake-dynamo")
         .unwrap();
-    let md = crate::render::command_set_markdown(set, "");
+    let md = crate::render::command_set_markdown(set, "Mini-Test · GB300 · Disagg", "");
     let options = crate::util::markdown::MarkdownConfig::default();
     let r = render(&md, Path::new("m/x.md"), &LinkMode::Pages, options);
     insta::assert_snapshot!("html_command_set", r.html);
