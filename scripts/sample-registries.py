@@ -35,7 +35,7 @@ SAMPLES = {
 
 
 def used_options():
-    files = sorted(str(p) for p in Path("content/agentx").iterdir())
+    files = sorted(str(p) for p in Path("agentx").iterdir())
     out = subprocess.run(["target/release/mdbook-agentx", "decode", "--json", *files],
                          check=True, capture_output=True, text=True).stdout
     used = {}

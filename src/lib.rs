@@ -27,7 +27,7 @@ mod check;
 mod data;
 mod decode;
 mod diff;
-
+mod install;
 mod manifest;
 mod preprocessor;
 mod render;
@@ -51,6 +51,7 @@ pub use crate::decode::{
     Placeholder, Process, Provenance, Status, UnavailableTier, decode_file, decode_str,
 };
 pub use crate::diff::{load_side as load_manifest, table as diff_table, verbose as diff_verbose};
+pub use crate::install::{InstallOptions, InstallReport, install};
 pub use crate::manifest::{
     MANIFEST, Manifest, ManifestDiff, ManifestEntry, PageDiff, compare as compare_manifests,
 };

@@ -9,6 +9,7 @@ mod check;
 mod decode;
 mod diff;
 mod export;
+mod install;
 mod preprocess;
 mod serve;
 mod stats;
@@ -54,6 +55,14 @@ enum Command {
     Watch(watch::Args),
     /// Export the book for reading without a network.
     Export(export::Args),
+    /// Set an mdBook book up for AgentX: write the AgentX assets (agentx.css…)
+    /// into the book and add [preprocessor.agentx], the assets to [output.html]
+    /// additional-css / additional-js and the data directory to [build]
+    /// extra-watch-dirs in book.toml, keeping its comments and order.
+    ///
+    /// Running it again changes nothing; after upgrading mdbook-agentx it
+    /// updates the assets.
+    Install(install::Args),
     /// Check the book: every command line against its image's flag registry,
     /// KV tiers against each image, and every internal link and anchor.
     ///
@@ -94,6 +103,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Serve(args)) => serve::execute(args),
         Some(Command::Watch(args)) => watch::execute(args),
         Some(Command::Export(args)) => export::execute(args),
+        Some(Command::Install(args)) => install::execute(args),
         Some(Command::Check(args)) => check::execute(args),
         Some(Command::Diff(args)) => diff::execute(args),
         Some(Command::Stats(args)) => stats::execute(args),

@@ -22,7 +22,8 @@ pub enum OnError {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(crate) struct AgentxConfig {
-    /// Directory of AgentX data files, relative to the book root.
+    /// Directory of AgentX data files, relative to the book root (default
+    /// `agentx`).
     #[serde(default = "default_data_dir")]
     pub data_dir: PathBuf,
     #[serde(default)]
@@ -57,8 +58,10 @@ pub(crate) struct AgentxConfig {
     pub optional: Option<toml::Value>,
 }
 
-fn default_data_dir() -> PathBuf {
-    PathBuf::from("content/agentx")
+/// `agentx/` beside `book.toml`: outside the source directory, whose every
+/// file mdBook copies into the published site.
+pub(crate) fn default_data_dir() -> PathBuf {
+    PathBuf::from("agentx")
 }
 
 fn default_max_file_mib() -> u64 {

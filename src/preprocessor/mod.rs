@@ -5,6 +5,7 @@
 //!
 //! May use: `data`, `decode`, `render`, `manifest`, `util`.
 
+pub(crate) mod assets;
 mod book;
 mod chapter;
 mod config;
@@ -12,9 +13,10 @@ mod directive;
 mod library;
 mod parse;
 mod protocol;
+mod setup;
 mod summary;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use mdbook_preprocessor::book::Book;
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 
@@ -42,10 +44,16 @@ impl Preprocessor for AgentxPreprocessor {
     }
 
     fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
+        let agentx = config_from_mdbook(&ctx.config)?;
+        if ctx.renderer == "html" {
+            for w in setup_warnings_of(ctx, &agentx)? {
+                eprintln!("warning: mdbook-agentx: {w}");
+            }
+        }
         let settings = BookSettings {
             root: &ctx.root,
             src_dir: &ctx.config.book.src,
-            agentx: &config_from_mdbook(&ctx.config)?,
+            agentx: &agentx,
             markdown: markdown_from_mdbook(&ctx.config)?,
             residency: Residency::OnDemand,
         };
@@ -62,4 +70,24 @@ impl Preprocessor for AgentxPreprocessor {
     fn supports_renderer(&self, renderer: &str) -> Result<bool> {
         Ok(supports(renderer))
     }
+}
+
+/// The set-up problems of the book mdBook is building (see [`setup`]).
+fn setup_warnings_of(
+    ctx: &PreprocessorContext,
+    agentx: &AgentxConfig,
+) -> Result<Vec<setup::SetupWarning>> {
+    let html: mdbook_preprocessor::config::HtmlConfig = ctx
+        .config
+        .get("output.html")
+        .context("invalid [output.html] in book.toml")?
+        .unwrap_or_default();
+    Ok(setup::setup_warnings(&setup::BookSetup {
+        root: &ctx.root,
+        src: &ctx.config.book.src,
+        data_dir: &agentx.data_dir,
+        extra_watch_dirs: &ctx.config.build.extra_watch_dirs,
+        additional_css: &html.additional_css,
+        additional_js: &html.additional_js,
+    }))
 }

@@ -464,7 +464,7 @@ pub(crate) fn pages_of(dir: &Path) -> Vec<String> {
 }
 
 fn expected_by_anchor() -> HashMap<String, Vec<String>> {
-    let lib = Library::load(&support::repo(), Path::new("content/agentx")).unwrap();
+    let lib = Library::load(&support::repo(), Path::new("agentx")).unwrap();
     lib.pages()
         .flat_map(|(_, page)| {
             page.command_sets()
@@ -491,10 +491,7 @@ impl Drop for Serve {
 
 impl Serve {
     pub(crate) fn start() -> Serve {
-        let book = support::temp("browser-book");
-        std::fs::create_dir_all(&*book).unwrap();
-        std::fs::copy(support::repo().join("book.toml"), book.join("book.toml")).unwrap();
-        support::copy_dir(&support::repo().join("content"), &book.join("content"));
+        let book = support::sample_book_copy("browser-book");
         let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
             .arg("serve")
             .arg(&*book)
@@ -561,7 +558,7 @@ fn live_reload(d: &Driver, base: &str, book: &Path) {
     d.goto(&page);
     d.exec("window.__notReloaded = true;", json!([]));
     std::thread::sleep(Duration::from_millis(300)); // let the event stream connect
-    let data = book.join("content/agentx/muse-spark-open.json");
+    let data = book.join("agentx/muse-spark-open.json");
     let text = std::fs::read_to_string(&data).unwrap();
     let edited = text.replacen(
         "RadixArk/Muse-Spark-Open-DFlash2",

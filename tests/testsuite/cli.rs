@@ -208,7 +208,7 @@ fn a_reader_closing_stdout_early_is_not_an_error() {
     use std::process::Stdio;
     // Over 600 KB of JSON: far more than a pipe holds, so writes fail once closed.
     let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
-        .args(["decode", "--json", "content/agentx/muse-spark-open.json"])
+        .args(["decode", "--json", "agentx/muse-spark-open.json"])
         .current_dir(support::repo())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -16,7 +16,7 @@ const STATUS_LABELS: [&str; 4] = [
 ];
 
 fn sample_library() -> Library {
-    Library::load(&support::repo(), Path::new("content/agentx")).unwrap()
+    Library::load(&support::repo(), Path::new("agentx")).unwrap()
 }
 
 fn model_chapters() -> Vec<PathBuf> {
@@ -52,7 +52,7 @@ fn sample_pages_counts() {
     // 12 + 10 + 10 + 8 = 40; each cell has both routers and 2 tiers but gb200
     // has 3, so 2 × (12×2 + 10×3 + 10×2 + 8×2) = 180 command sets. The same
     // from the JSON by rule:
-    let raw = support::raw_counts(&support::repo().join("content/agentx/muse-spark-open.json"));
+    let raw = support::raw_counts(&support::repo().join("agentx/muse-spark-open.json"));
     assert_eq!(
         (s.lanes, s.deployments, s.points, s.command_sets),
         (raw.lanes, raw.deployments, raw.points, raw.command_sets)

@@ -86,6 +86,20 @@ impl AsRef<std::ffi::OsStr> for Scratch {
     }
 }
 
+/// A writable copy of the sample book (the repository's `book.toml`, its
+/// sources, data and installed AgentX assets), without registries.
+pub(crate) fn sample_book_copy(name: &str) -> Scratch {
+    let book = temp(name);
+    std::fs::create_dir_all(&*book).unwrap();
+    for file in ["book.toml", "agentx.css"] {
+        std::fs::copy(repo().join(file), book.join(file)).unwrap();
+    }
+    for dir in ["content", "agentx"] {
+        copy_dir(&repo().join(dir), &book.join(dir));
+    }
+    book
+}
+
 /// A writable copy of the mini fixture book with its data under `data/`.
 pub(crate) fn mini_book(name: &str) -> Scratch {
     let book = temp(name);
@@ -157,11 +171,11 @@ pub(crate) fn raw_counts(path: &Path) -> RawCounts {
     }
 }
 
-/// The counts of the sample book's data (every file of `content/agentx`),
+/// The counts of the sample book's data (every file of `agentx/`),
 /// summed.
 pub(crate) fn sample_counts() -> RawCounts {
     let mut total = RawCounts::default();
-    for e in std::fs::read_dir(repo().join("content/agentx")).unwrap() {
+    for e in std::fs::read_dir(repo().join("agentx")).unwrap() {
         let c = raw_counts(&e.unwrap().path());
         total.lanes += c.lanes;
         total.deployments += c.deployments;

@@ -31,7 +31,7 @@ impl BookLayout {
         };
         Ok(BookLayout {
             src: get(&["book"], "src", "src"),
-            data_dir: get(&["preprocessor", "agentx"], "data-dir", "content/agentx"),
+            data_dir: get(&["preprocessor", "agentx"], "data-dir", "agentx"),
         })
     }
 }

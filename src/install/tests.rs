@@ -1,0 +1,189 @@
+use super::*;
+
+const CSS: AgentxAsset = AgentxAsset {
+    name: "agentx.css",
+    text: "h3.agentx-set:target { outline: 2px solid; }\n",
+};
+const JS: AgentxAsset = AgentxAsset {
+    name: "agentx.js",
+    text: "\"use strict\"; // ü\n",
+};
+const ASSETS: &[AgentxAsset] = &[CSS, JS];
+
+/// `book.toml` as `mdbook init --title T` 0.5.4 writes it (checked by running
+/// it), with the authors it takes from git emptied.
+const INIT_TOML: &str = "[book]\ntitle = \"T\"\nauthors = []\nlanguage = \"en\"\n";
+
+fn book(toml: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("book.toml"), toml).unwrap();
+    dir
+}
+
+fn run(dir: &Path) -> Result<InstallReport> {
+    install_assets(dir, ASSETS, &InstallOptions::default())
+}
+
+fn toml_of(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("book.toml")).unwrap()
+}
+
+/// Each input `book.toml` and what `install` makes of it (written by hand
+/// from the rule: keys appended to the tables they belong in, new tables at
+/// the end, everything else byte for byte).
+#[test]
+fn book_toml_edits() {
+    let cases: [(&str, &str, &str); 5] = [
+        (
+            "mdbook init",
+            INIT_TOML,
+            "[book]\ntitle = \"T\"\nauthors = []\nlanguage = \"en\"\n\n\
+             [preprocessor.agentx]\n\n\
+             [output.html]\nadditional-css = [\"agentx.css\"]\nadditional-js = [\"agentx.js\"]\n\n\
+             [build]\nextra-watch-dirs = [\"agentx\"]\n",
+        ),
+        (
+            "comments, order and the user's own entries kept",
+            "# My book\n[book]\ntitle = \"T\" # the title\n\n[build]\n# watch the shared folder too\nextra-watch-dirs = [\"../shared\"]\n\n\
+             [output.html]\nadditional-css = [\"custom.css\"]  # mine\ngit-repository-url = \"x\"\n\n\
+             [preprocessor.agentx]\n# where the data is\ndata-dir = \"data\"\n",
+            "# My book\n[book]\ntitle = \"T\" # the title\n\n[build]\n# watch the shared folder too\nextra-watch-dirs = [\"../shared\", \"data\"]\n\n\
+             [output.html]\nadditional-css = [\"custom.css\", \"agentx.css\"]  # mine\ngit-repository-url = \"x\"\nadditional-js = [\"agentx.js\"]\n\n\
+             [preprocessor.agentx]\n# where the data is\ndata-dir = \"data\"\n",
+        ),
+        (
+            "already set up: nothing changes (paths compared as paths)",
+            "[preprocessor.agentx]\ncommand = \"mdbook-agentx\"\n[output.html]\nadditional-css = [\"./agentx.css\"]\nadditional-js = [\"agentx.js\"]\n[build]\nextra-watch-dirs = [\"agentx/\"]\n",
+            "[preprocessor.agentx]\ncommand = \"mdbook-agentx\"\n[output.html]\nadditional-css = [\"./agentx.css\"]\nadditional-js = [\"agentx.js\"]\n[build]\nextra-watch-dirs = [\"agentx/\"]\n",
+        ),
+        (
+            // toml_edit keeps the space that followed `[]` before the new key.
+            "inline and dotted tables",
+            "output = { html = { additional-js = [] } }\npreprocessor.agentx.data-dir = \"d\"\n",
+            "output = { html = { additional-js = [\"agentx.js\"] , additional-css = [\"agentx.css\"] } }\npreprocessor.agentx.data-dir = \"d\"\n\n[build]\nextra-watch-dirs = [\"d\"]\n",
+        ),
+        (
+            "data inside the source directory: not watched twice",
+            "[book]\nsrc = \"content\"\n[preprocessor.agentx]\ndata-dir = \"content/agentx\"\n",
+            "[book]\nsrc = \"content\"\n[preprocessor.agentx]\ndata-dir = \"content/agentx\"\n\n\
+             [output.html]\nadditional-css = [\"agentx.css\"]\nadditional-js = [\"agentx.js\"]\n",
+        ),
+    ];
+    for (what, input, want) in cases {
+        let dir = book(input);
+        run(dir.path()).unwrap_or_else(|e| panic!("{what}: {e:#}"));
+        assert_eq!(toml_of(dir.path()), want, "{what}");
+        // The result parses as mdBook reads it.
+        let parsed: toml::Table = toml::from_str(&toml_of(dir.path())).unwrap();
+        assert!(parsed["preprocessor"].get("agentx").is_some(), "{what}");
+    }
+}
+
+#[test]
+fn second_run_changes_nothing() {
+    let dir = book(INIT_TOML);
+    let first = run(dir.path()).unwrap();
+    assert_eq!(
+        first.changes.len(),
+        6,
+        "table, 2 entries, watch dir, 2 files: {first:?}"
+    );
+    let toml = toml_of(dir.path());
+    let files = |d: &Path| {
+        ASSETS
+            .iter()
+            .map(|a| std::fs::read(d.join(a.name)).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let assets = files(dir.path());
+    assert_eq!(assets[0], CSS.installed_text().into_bytes());
+    let second = run(dir.path()).unwrap();
+    assert_eq!(second, InstallReport::default());
+    assert_eq!(toml_of(dir.path()), toml);
+    assert_eq!(files(dir.path()), assets);
+}
+
+#[test]
+fn data_inside_src_is_a_note() {
+    let dir =
+        book("[book]\nsrc = \"content\"\n[preprocessor.agentx]\ndata-dir = \"content/agentx\"\n");
+    let r = run(dir.path()).unwrap();
+    assert_eq!(r.notes.len(), 1);
+    assert!(
+        r.notes[0].contains("mdBook copies it into the published site"),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn files_it_did_not_write_are_refused_unless_forced() {
+    let dir = book(INIT_TOML);
+    std::fs::write(dir.path().join("agentx.js"), "my own script\n").unwrap();
+    let e = format!("{:#}", run(dir.path()).unwrap_err());
+    assert!(
+        e.contains("agentx.js exists and was not written by `mdbook-agentx install`")
+            && e.contains("--force"),
+        "{e}"
+    );
+    // Nothing written: not the other asset, not book.toml.
+    assert!(!dir.path().join("agentx.css").exists());
+    assert_eq!(toml_of(dir.path()), INIT_TOML);
+    let forced = install_assets(dir.path(), ASSETS, &InstallOptions { force: true }).unwrap();
+    assert!(
+        forced.changes.iter().any(|c| c.ends_with("agentx.js")),
+        "{forced:?}"
+    );
+    // An installed file edited afterwards is refused the same way.
+    let path = dir.path().join("agentx.css");
+    let edited = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("2px", "3px");
+    std::fs::write(&path, edited).unwrap();
+    let e = format!("{:#}", run(dir.path()).unwrap_err());
+    assert!(e.contains("was edited after"), "{e}");
+}
+
+#[test]
+fn an_older_install_is_replaced() {
+    let dir = book(INIT_TOML);
+    run(dir.path()).unwrap();
+    let old = AgentxAsset {
+        name: "agentx.css",
+        text: "h3 { color: blue; }\n",
+    };
+    let path = dir.path().join("agentx.css");
+    std::fs::write(&path, old.installed_text()).unwrap();
+    let r = run(dir.path()).unwrap();
+    assert_eq!(r.changes, [format!("wrote {}", path.display())]);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        CSS.installed_text()
+    );
+}
+
+#[test]
+fn bad_book_toml_is_named_with_the_fix() {
+    let cases: [(&str, &str); 3] = [
+        (
+            "[output.html]\nadditional-css = \"x.css\"\n",
+            "`additional-css` must be an array of paths; it is a string",
+        ),
+        ("output = 3\n", "`output` must be a table; it is a integer"),
+        ("[book\n", "is not valid TOML"),
+    ];
+    for (input, want) in cases {
+        let dir = book(input);
+        let e = format!("{:#}", run(dir.path()).unwrap_err());
+        assert!(
+            e.contains(want) && e.contains("book.toml"),
+            "{input:?}: {e}"
+        );
+        assert_eq!(toml_of(dir.path()), input, "unchanged");
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let e = format!("{:#}", run(empty.path()).unwrap_err());
+    assert!(
+        e.contains("is it a book directory") || e.contains("a book directory?"),
+        "{e}"
+    );
+}
