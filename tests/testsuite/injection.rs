@@ -215,7 +215,7 @@ fn build_all(book: &Path) -> Outputs {
     std::fs::create_dir_all(&single_dir).unwrap();
     let single = mdbook_agentx::export_single_file(book).unwrap();
     std::fs::write(single_dir.join("book.html"), single).unwrap();
-    let mdbook = crate::sample_book::mdbook_available().then(|| {
+    let mdbook = crate::support::mdbook_available().then(|| {
         let out = book.join("out-mdbook");
         let result = Command::new("mdbook")
             .arg("build")

@@ -16,6 +16,7 @@ mod decode_errors;
 mod decode_rules;
 mod diff;
 mod injection;
+mod mdbook;
 mod no_panic;
 mod preprocessor;
 mod publish;

@@ -195,27 +195,10 @@ fn real_page_expands_deterministically() {
     );
 }
 
-pub(crate) fn mdbook_available() -> bool {
-    match Command::new("mdbook").arg("--version").output() {
-        Ok(o) if String::from_utf8_lossy(&o.stdout).starts_with("mdbook v0.5.") => true,
-        _ => {
-            if std::env::var_os("AGENTX_REQUIRE_MDBOOK").is_some() {
-                panic!(
-                    "mdBook 0.5 is required here (AGENTX_REQUIRE_MDBOOK is set) but `mdbook` is not on PATH"
-                );
-            }
-            eprintln!(
-                "SKIPPED: mdBook 0.5 is not on PATH (cargo install mdbook --version '^0.5' --locked)"
-            );
-            false
-        }
-    }
-}
-
 /// `mdbook build` of the sample book with this binary as its preprocessor.
 #[test]
 fn mdbook_builds_the_sample_book() {
-    if !mdbook_available() {
+    if !support::mdbook_available() {
         return;
     }
     let out = std::env::temp_dir().join(format!("agentx-mdbook-{}", std::process::id()));

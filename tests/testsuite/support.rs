@@ -86,6 +86,32 @@ impl AsRef<std::ffi::OsStr> for Scratch {
     }
 }
 
+/// Whether mdBook 0.5 is on `PATH`; when it is not, a message says the test
+/// was skipped, unless `AGENTX_REQUIRE_MDBOOK` or `CI` is set: then the test
+/// fails.
+pub(crate) fn mdbook_available() -> bool {
+    match std::process::Command::new("mdbook")
+        .arg("--version")
+        .output()
+    {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).starts_with("mdbook v0.5.") => true,
+        _ => {
+            if std::env::var_os("AGENTX_REQUIRE_MDBOOK").is_some()
+                || std::env::var_os("CI").is_some_and(|v| v == "true")
+            {
+                panic!(
+                    "mdBook 0.5 is required here (AGENTX_REQUIRE_MDBOOK or CI is set) but \
+                     `mdbook` 0.5 is not on PATH (cargo install mdbook --version '^0.5' --locked)"
+                );
+            }
+            eprintln!(
+                "SKIPPED: mdBook 0.5 is not on PATH (cargo install mdbook --version '^0.5' --locked)"
+            );
+            false
+        }
+    }
+}
+
 /// A writable copy of the sample book (the repository's `book.toml`, its
 /// sources, data and installed AgentX assets), without registries.
 pub(crate) fn sample_book_copy(name: &str) -> Scratch {
