@@ -63,6 +63,6 @@ pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
 pub use crate::site::book::data_files;
 pub use crate::site::engine::{Change, Engine, Rebuild};
 pub use crate::site::export::{export_offline, single_file as export_single_file};
-pub use crate::site::{BuildOptions, BuildReport, build};
+pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
 pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};

@@ -10,6 +10,7 @@ mod decode;
 mod diff;
 mod export;
 mod install;
+mod markdown;
 mod preprocess;
 mod serve;
 mod stats;
@@ -55,6 +56,11 @@ enum Command {
     Watch(watch::Args),
     /// Export the book for reading without a network.
     Export(export::Args),
+    /// Write the book as portable Markdown for other site generators: every
+    /// chapter with its directives expanded, the deployment chapters and a
+    /// SUMMARY.md, in the source layout (relative links resolve), each
+    /// heading's anchor as `<a id>` (no `{#id}` attributes).
+    Markdown(markdown::Args),
     /// Set an mdBook book up for AgentX: write the AgentX assets (agentx.css…)
     /// into the book and add [preprocessor.agentx], the assets to [output.html]
     /// additional-css / additional-js and the data directory to [build]
@@ -103,6 +109,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Serve(args)) => serve::execute(args),
         Some(Command::Watch(args)) => watch::execute(args),
         Some(Command::Export(args)) => export::execute(args),
+        Some(Command::Markdown(args)) => markdown::execute(args),
         Some(Command::Install(args)) => install::execute(args),
         Some(Command::Check(args)) => check::execute(args),
         Some(Command::Diff(args)) => diff::execute(args),

@@ -362,7 +362,7 @@ pub(crate) fn normalize_id(text: &str) -> String {
         .collect()
 }
 
-fn unique_id(base: &str, used: &mut HashSet<String>) -> String {
+pub(crate) fn unique_id(base: &str, used: &mut HashSet<String>) -> String {
     let base = if base.is_empty() { "section" } else { base };
     if used.insert(base.to_string()) {
         return base.to_string();

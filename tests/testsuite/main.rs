@@ -18,6 +18,7 @@ mod diff;
 mod injection;
 mod mdbook;
 mod no_panic;
+mod portable;
 mod preprocessor;
 mod publish;
 mod reader;
