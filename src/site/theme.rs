@@ -20,12 +20,12 @@ pub(crate) const TEMPLATES: [(&str, &str); 3] = [
 /// Default assets, written under `theme/`; a book overrides one by shipping `theme/<name>`.
 pub(crate) const ASSETS: [(&str, &[u8]); 5] = [
     // The AgentX assets (selector, command window, badges): independent of
-    // the builder's chrome, so mdBook books can ship them too.
-    ("agentx.css", include_bytes!("../../theme/agentx.css")),
-    ("agentx.js", include_bytes!("../../theme/agentx.js")),
-    ("book.css", include_bytes!("../../theme/book.css")),
-    ("book.js", include_bytes!("../../theme/book.js")),
-    ("favicon.svg", include_bytes!("../../theme/favicon.svg")),
+    // the builder's chrome, so mdBook books ship them too (`install`).
+    ("agentx.css", include_bytes!("../../assets/agentx/agentx.css")),
+    ("agentx.js", include_bytes!("../../assets/agentx/agentx.js")),
+    ("book.css", include_bytes!("../../assets/builder/book.css")),
+    ("book.js", include_bytes!("../../assets/builder/book.js")),
+    ("favicon.svg", include_bytes!("../../assets/builder/favicon.svg")),
 ];
 
 /// Name of the generated highlighting stylesheet (also overridable).
