@@ -25,7 +25,7 @@ pub enum Change {
     Config,
     /// AgentX data files: re-decode these.
     Data(Vec<PathBuf>),
-    /// `templates/` or `theme/`: reload the theme.
+    /// `templates/` or `agentx-theme/`: reload the theme.
     Theme,
     /// Chapters, `SUMMARY.md` or static files under the source dir.
     Content,
@@ -64,7 +64,7 @@ pub(crate) enum ChangeKind {
     Config,
     /// A data file of the data directory.
     Data,
-    /// `templates/` or `theme/`.
+    /// `templates/` or `agentx-theme/`.
     Theme,
     /// Anything else under the source dir.
     Content,
@@ -81,7 +81,7 @@ pub(crate) fn change_kind(book: &BookInputs, path: &Path) -> Option<ChangeKind> 
     if path == book.root.join("book.toml") {
         Some(ChangeKind::Config)
     } else if path.starts_with(book.root.join("templates"))
-        || path.starts_with(book.root.join("theme"))
+        || path.starts_with(book.root.join(super::theme::THEME_DIR))
     {
         Some(ChangeKind::Theme)
     } else if path.starts_with(&book.data) {
@@ -181,7 +181,7 @@ impl Engine {
     }
 
     /// What to watch: the book root (not below it: `book.toml`), the source
-    /// dir, the data dir, `templates/` and `theme/`, where they exist.
+    /// dir, the data dir, `templates/` and `agentx-theme/`, where they exist.
     pub(crate) fn watch_roots(&self) -> Vec<WatchRoot> {
         let root = |path: PathBuf, recursive| WatchRoot { path, recursive };
         let src = self.dir.src_dir();
@@ -190,7 +190,7 @@ impl Engine {
         if !data.starts_with(&src) {
             v.push(root(data, true));
         }
-        for d in ["templates", "theme"] {
+        for d in ["templates", super::theme::THEME_DIR] {
             v.push(root(self.root.join(d), true));
         }
         // A directory outside the book is not read (the build says why), so
@@ -290,8 +290,10 @@ mod tests {
         ("book.toml", Some(ChangeKind::Config)),
         ("content/book.toml", Some(ChangeKind::Content)),
         ("templates/page.html", Some(ChangeKind::Theme)),
-        ("theme/book.css", Some(ChangeKind::Theme)),
-        ("theme/new/x.svg", Some(ChangeKind::Theme)),
+        ("agentx-theme/book.css", Some(ChangeKind::Theme)),
+        ("agentx-theme/new/x.svg", Some(ChangeKind::Theme)),
+        // mdBook's theme folder: not the builder's.
+        ("theme/book.js", None),
         ("content/agentx/qwen3.5.jsx", Some(ChangeKind::Data)),
         ("content/agentx/deep/x.json", Some(ChangeKind::Data)),
         ("content/agentx/README.md", None),

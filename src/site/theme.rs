@@ -1,5 +1,8 @@
 //! Templates (tera) and theme assets: compiled-in defaults, each replaced by a
-//! file of the same name in the book's `templates/` or `theme/` directory.
+//! file of the same name in the book's `templates/` or `agentx-theme/`
+//! directory. Not `theme/`: that is mdBook's theme override folder, and a
+//! builder asset there (`book.js`, `book.css`) would replace mdBook's own
+//! when the same book is built with `mdbook build`.
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -17,7 +20,11 @@ pub(crate) const TEMPLATES: [(&str, &str); 3] = [
     ("toc.html", include_str!("../../templates/toc.html")),
 ];
 
-/// Default assets, written under `theme/`; a book overrides one by shipping `theme/<name>`.
+/// The book's folder of builder asset overrides (relative to the book root).
+pub(crate) const THEME_DIR: &str = "agentx-theme";
+
+/// Default assets, written under `theme/` in the output; a book overrides one
+/// by shipping `agentx-theme/<name>`.
 pub(crate) const ASSETS: [(&str, &[u8]); 5] = [
     // The AgentX assets (selector, command window, badges): independent of
     // the builder's chrome, so mdBook books ship them too (`install`).
@@ -25,7 +32,10 @@ pub(crate) const ASSETS: [(&str, &[u8]); 5] = [
     ("agentx.js", include_bytes!("../../assets/agentx/agentx.js")),
     ("book.css", include_bytes!("../../assets/builder/book.css")),
     ("book.js", include_bytes!("../../assets/builder/book.js")),
-    ("favicon.svg", include_bytes!("../../assets/builder/favicon.svg")),
+    (
+        "favicon.svg",
+        include_bytes!("../../assets/builder/favicon.svg"),
+    ),
 ];
 
 /// Name of the generated highlighting stylesheet (also overridable).
@@ -42,7 +52,7 @@ pub(crate) struct Theme {
 }
 
 impl Theme {
-    /// Defaults, overridden by the book's `templates/` and `theme/` files
+    /// Defaults, overridden by the book's `templates/` and `agentx-theme/` files
     /// (read inside `bounds`: a template or asset that is a symlink out of
     /// the book, a FIFO or a device fails the load).
     pub(crate) fn load(root: &Path, bounds: &Bounds) -> Result<Theme> {
@@ -78,7 +88,7 @@ impl Theme {
             HIGHLIGHT_CSS.to_string(),
             highlight_css().as_bytes().to_vec(),
         ));
-        for p in bounds.entries_of(&root.join("theme"))? {
+        for p in bounds.entries_of(&root.join(THEME_DIR))? {
             // Subdirectories are not assets; anything else must be a regular file.
             if !p.is_dir() {
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();

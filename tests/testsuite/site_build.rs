@@ -156,14 +156,14 @@ fn build_writes_atomically_and_keeps_the_old_site_on_failure() {
 fn user_templates_and_assets_override_defaults() {
     let book = support::mini_book("override-book");
     std::fs::create_dir_all(book.join("templates")).unwrap();
-    std::fs::create_dir_all(book.join("theme")).unwrap();
+    std::fs::create_dir_all(book.join("agentx-theme")).unwrap();
     std::fs::write(
         book.join("templates/toc.html"),
         "<aside class=\"my-toc\">{{ toc | length }} headings</aside>",
     )
     .unwrap();
-    std::fs::write(book.join("theme/book.css"), "body { color: red }").unwrap();
-    std::fs::write(book.join("theme/extra.svg"), "<svg/>").unwrap();
+    std::fs::write(book.join("agentx-theme/book.css"), "body { color: red }").unwrap();
+    std::fs::write(book.join("agentx-theme/extra.svg"), "<svg/>").unwrap();
     let out = support::temp("override-out");
     build_into(&book, &out).unwrap();
     let page = std::fs::read_to_string(out.join("mini.html")).unwrap();
@@ -185,6 +185,24 @@ fn user_templates_and_assets_override_defaults() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
+/// Regression (issue 15): `theme/` is mdBook's override folder; the builder
+/// never takes its files (an mdBook `book.js` there is not the builder's).
+#[test]
+fn mdbook_theme_folder_is_not_read_by_the_builder() {
+    let book = support::mini_book("mdbook-theme-book");
+    std::fs::create_dir_all(book.join("theme")).unwrap();
+    std::fs::write(book.join("theme/book.js"), "/* mdBook's own book.js */").unwrap();
+    std::fs::write(book.join("theme/index.hbs"), "{{ content }}").unwrap();
+    let out = support::temp("mdbook-theme-out");
+    build_into(&book, &out).unwrap();
+    let js = std::fs::read_to_string(out.join("theme/book.js")).unwrap();
+    assert!(
+        !js.contains("mdBook's own"),
+        "the builder's book.js is kept"
+    );
+    assert!(!out.join("theme/index.hbs").exists());
+}
+
 #[test]
 fn offline_export_refuses_remote_assets_and_leaves_nothing_behind() {
     let book = support::mini_book("export-remote");
@@ -194,9 +212,9 @@ fn offline_export_refuses_remote_assets_and_leaves_nothing_behind() {
     assert!(report.files > 4 && report.bytes > 0);
     let before = files_under(&out);
     // A stylesheet that fetches a font: the export fails and keeps the old site.
-    std::fs::create_dir_all(book.join("theme")).unwrap();
+    std::fs::create_dir_all(book.join("agentx-theme")).unwrap();
     std::fs::write(
-        book.join("theme/book.css"),
+        book.join("agentx-theme/book.css"),
         "@import url(\"https://fonts.example.com/css?family=Inter\");\nbody { margin: 0 }\n",
     )
     .unwrap();
