@@ -10,8 +10,10 @@
 //! - [`AgentxPreprocessor`]: the mdBook preprocessor (`<<agentx page="…">>`
 //!   directives), also as [`run_protocol`] over stdin/stdout, or one chapter
 //!   at a time with [`Library`] and [`expand_chapter`];
+//! - [`install`]: the AgentX assets and `book.toml` entries of an mdBook book;
 //! - [`build`], [`export_offline`], [`export_single_file`]: the standalone
 //!   builder, and [`Engine`] / [`serve`] / [`watch`] for live preview;
+//!   [`export_markdown`]: the expanded book as portable Markdown;
 //! - [`check`]: command lines against flag registries, KV tiers, links;
 //! - [`Manifest`] and [`compare_manifests`]: what changed between two builds;
 //! - [`sync`]: data files generated from InferenceX lanes (a lane manifest
@@ -20,7 +22,8 @@
 //! Data flows one way, each module using only those before it:
 //! `util ← data ← decode ← {manifest, render} ← preprocessor ← site ← {serve,
 //! check, diff}` (`shell` sits between `data` and `decode`, `stats` on
-//! `decode`; `sync` beside `decode`, on `data`, `decode` and `manifest`).
+//! `decode`; `sync` beside `decode`, on `data`, `decode` and `manifest`;
+//! `install` on `preprocessor`).
 //! The README's layout section draws the whole graph.
 
 mod check;
