@@ -257,7 +257,7 @@ return { ids: ids, links: links, copies: copies, href: location.href.split("#")[
 "##;
 
 /// The blocks a command set shows, in page order, as decoded (not as rendered).
-fn expected_blocks(set: &CommandSet) -> Vec<String> {
+pub(crate) fn expected_blocks(set: &CommandSet) -> Vec<String> {
     let mut v = Vec::new();
     if !set.placeholders.is_empty() {
         let exports: Vec<String> = set

@@ -6,6 +6,7 @@
 mod browser;
 mod browser_chrome;
 mod browser_focus;
+mod browser_mdbook;
 mod browser_search;
 mod browser_selector;
 mod check;
