@@ -248,6 +248,17 @@ fn mdbook_builds_the_sample_book() {
     );
     // One page per deployment (cell) of every data file.
     assert_eq!(deployment_pages, support::sample_counts().deployments);
+    // mdBook's own book.js (highlighting, copy buttons, sidebar, themes), not
+    // the standalone builder's: the builder's assets are not in theme/.
+    let own_js = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("book-") && name.ends_with(".js")
+        })
+        .expect("mdBook's book.js");
+    assert!(support::read(&own_js).contains("function playground_text"));
     let authoring = support::read(&out.join("authoring.html"));
     assert!(authoring.contains("&lt;&lt;agentx page=“Qwen3.5”&gt;&gt; appears literally"));
     search_index_is_a_quarter_of_mdbooks(&out);
