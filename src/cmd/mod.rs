@@ -56,15 +56,18 @@ enum Command {
     Watch(watch::Args),
     /// Export the book for reading without a network.
     Export(export::Args),
-    /// Write the book as portable Markdown for other site generators: every
-    /// chapter with its directives expanded, the deployment chapters and a
-    /// SUMMARY.md, in the source layout (relative links resolve), each
+    /// Write the book as portable Markdown for other site generators.
+    ///
+    /// Every chapter with its directives expanded, the deployment chapters and
+    /// a SUMMARY.md, in the source layout (relative links resolve), each
     /// heading's anchor as `<a id>` (no `{#id}` attributes).
     Markdown(markdown::Args),
-    /// Set an mdBook book up for AgentX: write the AgentX assets (agentx.css…)
-    /// into the book and add [preprocessor.agentx], the assets to [output.html]
-    /// additional-css / additional-js and the data directory to [build]
-    /// extra-watch-dirs in book.toml, keeping its comments and order.
+    /// Set an mdBook book up for AgentX: assets and book.toml entries.
+    ///
+    /// Writes the AgentX assets (agentx.css…) into the book and adds
+    /// [preprocessor.agentx], the assets to [output.html] additional-css /
+    /// additional-js and the data directory to [build] extra-watch-dirs in
+    /// book.toml, keeping its comments and order.
     ///
     /// Running it again changes nothing; after upgrading mdbook-agentx it
     /// updates the assets.
