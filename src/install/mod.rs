@@ -182,14 +182,28 @@ fn edit_book_toml(
         .and_then(Item::as_str)
         .map(PathBuf::from)
         .unwrap_or_else(crate::preprocessor::default_data_dir);
-    let html = table_at(doc, &["output", "html"], shown)?;
-    for asset in assets {
-        let key = asset.kind().html_key();
-        if add_to_array(html, key, asset.name, shown)? {
-            report.changes.push(format!(
-                "book.toml: added {} to [output.html] {key}",
-                asset.name
-            ));
+    // Renderers are listed and html is not: adding [output.html] would turn
+    // it on.
+    let other_renderers_only = doc
+        .get("output")
+        .and_then(Item::as_table_like)
+        .is_some_and(|t| !t.is_empty() && !t.contains_key("html"));
+    if other_renderers_only {
+        report.notes.push(
+            "book.toml renders no html ([output] lists other renderers only), so the \
+             assets are not added to [output.html]"
+                .into(),
+        );
+    } else {
+        let html = table_at(doc, &["output", "html"], shown)?;
+        for asset in assets {
+            let key = asset.kind().html_key();
+            if add_to_array(html, key, asset.name, shown)? {
+                report.changes.push(format!(
+                    "book.toml: added {} to [output.html] {key}",
+                    asset.name
+                ));
+            }
         }
     }
     let src = doc

@@ -116,6 +116,17 @@ fn data_inside_src_is_a_note() {
 }
 
 #[test]
+fn no_html_output_is_not_turned_on() {
+    let input = "[output.markdown]\n";
+    let dir = book(input);
+    let r = run(dir.path()).unwrap();
+    assert!(r.notes[0].contains("renders no html"), "{r:?}");
+    let toml = toml_of(dir.path());
+    assert!(!toml.contains("[output.html]"), "{toml}");
+    assert!(toml.starts_with(input) && toml.contains("[preprocessor.agentx]"));
+}
+
+#[test]
 fn files_it_did_not_write_are_refused_unless_forced() {
     let dir = book(INIT_TOML);
     std::fs::write(dir.path().join("agentx.js"), "my own script\n").unwrap();
