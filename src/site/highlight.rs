@@ -450,7 +450,7 @@ mod tests {
             }
             assert_eq!(n, TOKEN_CLASSES.len());
         }
-        let book_css = include_str!("../../theme/book.css");
+        let book_css = include_str!("../../assets/builder/book.css");
         let (light_vars, dark_vars) = book_css.split_once("prefers-color-scheme: dark").unwrap();
         assert!(light_vars.contains(&format!("--code-bg: {};", CODE_BG_LIGHT.hex())));
         assert!(dark_vars.contains(&format!("--code-bg: {};", CODE_BG_DARK.hex())));

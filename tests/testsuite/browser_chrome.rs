@@ -527,7 +527,7 @@ fn error_overlay(d: &Driver, server: &Serve, axe: &str) {
     view(d, 1400, 900, false);
     d.goto(&format!("http://127.0.0.1:{}/{MODEL}", server.port));
     std::thread::sleep(Duration::from_millis(300));
-    let data = server.book.join("content/agentx/deepseek-v4.1.json");
+    let data = server.book.join("agentx/deepseek-v4.1.json");
     let text = std::fs::read_to_string(&data).unwrap();
     // A trailing comma after the first key: malformed JSON at line 2.
     let first_line_end = text.find('\n').unwrap();
@@ -555,7 +555,7 @@ fn error_overlay(d: &Driver, server: &Serve, axe: &str) {
         .collect();
     let cause = lines[1];
     assert!(
-        cause.contains("content/agentx/deepseek-v4.1.json:2:") && cause.contains("malformed JSON"),
+        cause.contains("agentx/deepseek-v4.1.json:2:") && cause.contains("malformed JSON"),
         "the overlay leads with the cause: {lines:?}"
     );
     assert!(

@@ -5,7 +5,7 @@
 //! the single-file export's inline index.
 //!
 //! How the expected results were found: by hand, from the data files in
-//! `content/agentx/` and the ranking rule the README states. Every query
+//! `agentx/` and the ranking rule the README states. Every query
 //! word must equal a whole token; a word scores by the best field holding
 //! it — title 8 (a page title, a heading, a command set's heading `c16 ·
 //! Dynamo + SGLang · No KV offload`), id 6 (cell id, set anchor), context 4
