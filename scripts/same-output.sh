@@ -6,7 +6,8 @@
 # when anything does. NEW_REV may be `.`: the working tree as it is.
 #
 # Compared, for each binary:
-#   - `decode --json FILE` of every data file of the sample book (content/agentx)
+#   - `decode --json FILE` of every data file of the sample book (agentx/, or
+#     content/agentx before issue 15 moved it out of the source directory)
 #     and of the real data in ../shared/reference/sglang-cookbook (stdout + exit code);
 #   - the whole site `build` writes for the sample book (each revision's own
 #     checkout) and for a book assembled from the real data files, including
@@ -112,7 +113,9 @@ outputs() {
   local side=$1 bin=$2 book=$3
   local out=$work/out-$side
   mkdir -p "$out/decode"
-  local data_files=("$book"/content/agentx/*)
+  local data=agentx
+  [ -d "$book/$data" ] || data=content/agentx
+  local data_files=("$book"/$data/*)
   if [ $have_shared = 1 ]; then
     data_files+=("$shared"/*.json "$shared"/*.jsx)
   fi
@@ -122,7 +125,7 @@ outputs() {
   # The sample book builds into a copy, so nothing is written into the checkout.
   local sample=$work/sample-$side
   mkdir -p "$sample"
-  for part in book.toml content flags templates theme; do
+  for part in book.toml content agentx agentx.css flags templates theme agentx-theme; do
     if [ -e "$book/$part" ]; then cp -R "$book/$part" "$sample/"; fi
   done
   run "$out/build-sample.out" "$bin" build "$sample" -d "$out/sample-site"
@@ -136,7 +139,7 @@ outputs() {
   # sorted flag list: the unified diffs then have changed, removed and added lines.
   sed -i -e '0,/"--max-running-requests": \["/s//"--max-running-requests": ["1/' \
     -e '0,/"--kv-cache-dtype"/s//"--zz-cache-dtype"/' \
-    "$edited/content/agentx/muse-spark-open.json"
+    "$edited/$data/muse-spark-open.json"
   run "$out/build-edited.out" "$bin" build "$edited" -d "$work/edited-site-$side"
   run "$out/diff-verbose.out" "$bin" diff --verbose \
     "$out/sample-site/agentx-manifest.json" "$work/edited-site-$side/agentx-manifest.json"
