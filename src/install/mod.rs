@@ -6,7 +6,8 @@
 //! extra-watch-dirs` so `mdbook serve` rebuilds when a data file changes.
 //! Running it twice changes nothing.
 //!
-//! May use: `preprocessor` (the asset list, the default data directory), `util`.
+//! May use: `preprocessor` (the asset list, the default data directory),
+//! `util` (reads inside the book's bounds).
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +15,7 @@ use anyhow::{Context, Result, bail};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 
 use crate::preprocessor::assets::{AGENTX_ASSETS, AgentxAsset, Installed, installed_state};
+use crate::util::fs::Bounds;
 
 /// How [`install`] treats files it did not write.
 #[derive(Debug, Clone, Copy, Default)]
@@ -44,13 +46,14 @@ pub(crate) fn install_assets(
     opts: &InstallOptions,
 ) -> Result<InstallReport> {
     let toml_path = book_dir.join("book.toml");
-    let original = std::fs::read_to_string(&toml_path).with_context(|| {
+    let hint = || {
         format!(
-            "cannot read {}: is {} a book directory? (`mdbook init` makes one)",
-            toml_path.display(),
+            "is {} a book directory? (`mdbook init` makes one)",
             book_dir.display()
         )
-    })?;
+    };
+    let bounds = Bounds::strict(book_dir).with_context(hint)?;
+    let original = bounds.read_to_string(&toml_path).with_context(hint)?;
     let mut doc: DocumentMut = original
         .parse()
         .with_context(|| format!("{} is not valid TOML", toml_path.display()))?;
@@ -60,8 +63,7 @@ pub(crate) fn install_assets(
     let mut to_write = Vec::new();
     for asset in assets {
         let path = book_dir.join(asset.name);
-        let state = installed_state(asset, &path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let state = installed_state(asset, &path, &bounds)?;
         match state {
             Installed::Current => {}
             Installed::Foreign | Installed::Edited if !opts.force => bail!(

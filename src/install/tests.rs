@@ -198,3 +198,18 @@ fn bad_book_toml_is_named_with_the_fix() {
         "{e}"
     );
 }
+
+/// An asset name that is a symlink out of the book is refused, not read.
+#[cfg(unix)]
+#[test]
+fn an_asset_symlinked_out_of_the_book_is_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("secret.css");
+    std::fs::write(&target, "secret\n").unwrap();
+    let dir = book(INIT_TOML);
+    std::os::unix::fs::symlink(&target, dir.path().join("agentx.css")).unwrap();
+    let e = format!("{:#}", run(dir.path()).unwrap_err());
+    assert!(e.contains("outside"), "{e}");
+    assert_eq!(toml_of(dir.path()), INIT_TOML);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "secret\n");
+}

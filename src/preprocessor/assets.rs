@@ -11,6 +11,8 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use crate::util::fs::Bounds;
+
 /// One asset file: its name in the book (and in the html output) and text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct AgentxAsset {
@@ -99,16 +101,19 @@ pub(crate) enum Installed {
     Foreign,
 }
 
-/// What is installed at `path` for `asset`.
-pub(crate) fn installed_state(asset: &AgentxAsset, path: &Path) -> std::io::Result<Installed> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Installed::Missing),
-        // Not UTF-8: certainly not ours.
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => return Ok(Installed::Foreign),
-        Err(e) => return Err(e),
-    };
-    Ok(classify(asset, &text))
+/// What is installed at `path` for `asset`, read inside `bounds` (a symlink
+/// out of the book, a FIFO or a device is an error naming it, not a read).
+pub(crate) fn installed_state(
+    asset: &AgentxAsset,
+    path: &Path,
+    bounds: &Bounds,
+) -> anyhow::Result<Installed> {
+    if std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return Ok(Installed::Missing);
+    }
+    // Not UTF-8: certainly not ours.
+    Ok(String::from_utf8(bounds.read(path)?)
+        .map_or(Installed::Foreign, |text| classify(asset, &text)))
 }
 
 /// The state of an installed file's `text` (see [`installed_state`]).

@@ -83,6 +83,7 @@ fn setup_warnings_of(
         .context("invalid [output.html] in book.toml")?
         .unwrap_or_default();
     Ok(setup::setup_warnings(&setup::BookSetup {
+        bounds: &agentx.bounds(&ctx.root)?,
         root: &ctx.root,
         src: &ctx.config.book.src,
         data_dir: &agentx.data_dir,

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::assets::{AGENTX_ASSETS, AgentxAsset, Installed, installed_state, is_older};
+use crate::util::fs::Bounds;
 
 /// A set-up problem of an mdBook book, each with its fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +88,8 @@ pub(crate) struct BookSetup<'a> {
     pub extra_watch_dirs: &'a [PathBuf],
     pub additional_css: &'a [PathBuf],
     pub additional_js: &'a [PathBuf],
+    /// What may be read (the asset files).
+    pub bounds: &'a Bounds,
 }
 
 /// Every problem of `book`, assets first.
@@ -121,8 +124,8 @@ fn asset_warning(book: &BookSetup<'_>, asset: &AgentxAsset) -> Option<SetupWarni
         super::assets::AssetKind::Js => book.additional_js,
     };
     let path = book.root.join(name);
-    // An unreadable file is reported by mdBook itself when it copies it.
-    match installed_state(asset, &path).ok()? {
+    // A file that cannot be read is reported by mdBook when it copies it.
+    match installed_state(asset, &path, book.bounds).ok()? {
         Installed::Missing => return Some(SetupWarning::AssetMissing { name }),
         Installed::Other { version } => {
             let older = is_older(&version);
@@ -170,7 +173,9 @@ mod tests {
         }
         let paths = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
         let (css, watched) = (paths(case.css), paths(case.watched));
+        let bounds = Bounds::strict(dir.path()).unwrap();
         let setup = BookSetup {
+            bounds: &bounds,
             root: dir.path(),
             src: Path::new(case.src),
             data_dir: Path::new(case.data),

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use mdbook_preprocessor::book::BookItem;
 use pulldown_cmark::{Event, Tag, TagEnd};
 
@@ -39,7 +39,8 @@ pub struct MarkdownReport {
 /// documentation). `out` must be inside the book unless `allow_outside`.
 pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<MarkdownReport> {
     let dir = BookDir::open(root)?;
-    check_output_dir(&dir, out, allow_outside)?;
+    // build's rule: inside the book unless allowed, never over the book or its sources.
+    let out = &super::build::output_dir(&dir, Some(out), allow_outside)?;
     let mut book = dir.load_book()?;
     let markdown = dir.config.output.html.markdown;
     let settings = BookSettings {
@@ -57,13 +58,12 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
     let mut copied = 0;
     let src = dir.src_dir();
     let data_dir = root.join(&dir.agentx.data_dir);
-    for p in crate::util::fs::files_below(&src, |p| p.starts_with(&data_dir))? {
+    for p in dir.bounds.files_below(&src, |p| p.starts_with(&data_dir))? {
         let rel = p.strip_prefix(&src).expect("below src").to_path_buf();
         if rel.extension().is_some_and(|e| e == "md") {
             continue;
         }
-        let bytes = std::fs::read(&p)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", dir.display_path(&p)))?;
+        let bytes = dir.bounds.read(&p)?;
         files.push(SiteFile { path: rel, bytes });
         copied += 1;
     }
@@ -77,50 +77,6 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
         chapters,
         files: copied,
     })
-}
-
-/// The output directory must not hold the book or its sources, and must be
-/// inside the book unless `allow_outside` (the rule and flag of `build`).
-fn check_output_dir(dir: &BookDir, out: &Path, allow_outside: bool) -> Result<()> {
-    let real = |p: &Path| -> Result<PathBuf> {
-        let abs = std::path::absolute(p)?;
-        // The longest existing ancestor resolved, the rest as written.
-        let mut existing = abs.as_path();
-        let mut rest = Vec::new();
-        while std::fs::symlink_metadata(existing).is_err() {
-            match (existing.parent(), existing.file_name()) {
-                (Some(parent), Some(name)) => {
-                    rest.push(name);
-                    existing = parent;
-                }
-                _ => break,
-            }
-        }
-        let mut resolved = std::fs::canonicalize(existing)?;
-        resolved.extend(rest.iter().rev());
-        Ok(resolved)
-    };
-    let root = real(&dir.root)?;
-    let src = real(&dir.src_dir())?;
-    let out_real = real(out)?;
-    if out_real == root
-        || root.starts_with(&out_real)
-        || src.starts_with(&out_real)
-        || out_real.starts_with(&src)
-    {
-        bail!(
-            "output directory {} would overwrite the book or its sources; choose another with -d",
-            out.display()
-        );
-    }
-    if !allow_outside && !out_real.starts_with(&root) {
-        bail!(
-            "output directory {} is outside the book ({}); pass --allow-dest-outside to write there",
-            out.display(),
-            root.display()
-        );
-    }
-    Ok(())
 }
 
 /// Adds each chapter of `items` to `files` (portable) and to `summary`.

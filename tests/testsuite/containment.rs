@@ -187,11 +187,11 @@ const CASES: &[(&str, Attack, &str, &str)] = &[
     (
         "theme asset that is a FIFO",
         |b| {
-            std::fs::create_dir_all(b.join("theme")).unwrap();
-            fifo(&b.join("theme/book.css"));
+            std::fs::create_dir_all(b.join("agentx-theme")).unwrap();
+            fifo(&b.join("agentx-theme/book.css"));
         },
         "build",
-        "theme/book.css is a FIFO, not a regular file",
+        "agentx-theme/book.css is a FIFO, not a regular file",
     ),
     (
         "source directory outside",
