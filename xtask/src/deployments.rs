@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::measure::{BuildLine, build_line_of, ms};
 
 /// The sample data file the deployments are copied from.
-pub(crate) const SAMPLE: &str = "content/agentx/qwen3.8-flash-next.json";
+pub(crate) const SAMPLE: &str = "agentx/qwen3.8-flash-next.json";
 
 /// Writes into `out` a book with one model page whose data file, made from
 /// `sample`, has `n` deployments.
