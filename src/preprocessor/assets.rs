@@ -23,10 +23,29 @@ pub(crate) struct AgentxAsset {
 /// Every AgentX asset, in the order pages load them. The one list `install`
 /// writes, book.toml names and the preprocessor checks: a new asset (issue
 /// 13's `agentx.js`) is one more entry here.
-pub(crate) const AGENTX_ASSETS: &[AgentxAsset] = &[AgentxAsset {
-    name: "agentx.css",
-    text: include_str!("../../assets/agentx/agentx.css"),
-}];
+pub(crate) const AGENTX_ASSETS: &[AgentxAsset] = &[
+    AgentxAsset {
+        name: "agentx.css",
+        text: include_str!("../../assets/agentx/agentx.css"),
+    },
+    AgentxAsset {
+        name: "agentx.js",
+        text: include_str!("../../assets/agentx/agentx.js"),
+    },
+];
+
+/// Whether an `[output.html] additional-css/-js` entry is an installed AgentX
+/// asset (`agentx.css` at the book root): the standalone builder ships its
+/// own copy of those, so it does not load them twice.
+pub(crate) fn is_agentx_asset(entry: &Path) -> bool {
+    let parts: Vec<_> = entry
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    AGENTX_ASSETS
+        .iter()
+        .any(|a| parts.len() == 1 && parts[0].as_os_str() == a.name)
+}
 
 /// The version of this binary, as stamps name it.
 pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -222,6 +241,18 @@ mod tests {
         assert_eq!(is_older("99.0.0"), Some(false));
         assert_eq!(is_older("0.1"), None);
         assert_eq!(is_older("x.y.z"), None);
+    }
+
+    #[test]
+    fn installed_assets_named_in_book_toml() {
+        for (entry, is) in [
+            ("agentx.css", true),
+            ("./agentx.js", true),
+            ("css/agentx.css", false),
+            ("custom.css", false),
+        ] {
+            assert_eq!(is_agentx_asset(Path::new(entry)), is, "{entry}");
+        }
     }
 
     #[test]

@@ -22,6 +22,8 @@ impl Site {
                 .html
                 .additional_css
                 .iter()
+                // Installed AgentX assets: the builder's own copies are above.
+                .filter(|p| !crate::preprocessor::assets::is_agentx_asset(p))
                 .map(|p| href(p)),
         );
         v
@@ -37,6 +39,8 @@ impl Site {
                 .html
                 .additional_js
                 .iter()
+                // Installed AgentX assets: the builder's own copies are above.
+                .filter(|p| !crate::preprocessor::assets::is_agentx_asset(p))
                 .map(|p| href(p)),
         );
         v

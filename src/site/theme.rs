@@ -28,7 +28,10 @@ pub(crate) const THEME_DIR: &str = "agentx-theme";
 pub(crate) const ASSETS: [(&str, &[u8]); 5] = [
     // The AgentX assets (selector, command window, badges): independent of
     // the builder's chrome, so mdBook books ship them too (`install`).
-    ("agentx.css", include_bytes!("../../assets/agentx/agentx.css")),
+    (
+        "agentx.css",
+        include_bytes!("../../assets/agentx/agentx.css"),
+    ),
     ("agentx.js", include_bytes!("../../assets/agentx/agentx.js")),
     ("book.css", include_bytes!("../../assets/builder/book.css")),
     ("book.js", include_bytes!("../../assets/builder/book.js")),

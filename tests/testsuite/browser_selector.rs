@@ -102,7 +102,7 @@ struct Expected {
 /// Every set of the exported site, by anchor, with its page: the pages are
 /// read from the site (`data-anchor` of each set), the text from the decoder.
 fn expected(site: &Path) -> HashMap<String, Expected> {
-    let lib = Library::load(&support::repo(), Path::new("content/agentx")).unwrap();
+    let lib = Library::load(&support::repo(), Path::new("agentx")).unwrap();
     let mut page_of: HashMap<String, String> = HashMap::new();
     for (rel, bytes) in support::files_under(site) {
         let rel = rel.to_string_lossy().replace('\\', "/");

@@ -81,7 +81,7 @@ fn install_on_a_fresh_mdbook_init_book() {
     assert!(toml.starts_with(&before), "{toml}");
     assert_eq!(
         &toml[before.len()..],
-        "\n[preprocessor.agentx]\n\n[output.html]\nadditional-css = [\"agentx.css\"]\n\n\
+        "\n[preprocessor.agentx]\n\n[output.html]\nadditional-css = [\"agentx.css\"]\nadditional-js = [\"agentx.js\"]\n\n\
          [build]\nextra-watch-dirs = [\"agentx\"]\n"
     );
     let files = snapshot(&book);

@@ -52,7 +52,7 @@ fn check_sets<'a>(what: &str, sets: impl Iterator<Item = &'a CommandSet>) -> usi
 /// fixture, and the real data files in ../shared when present.
 #[test]
 fn copy_all_text_is_valid_bash() {
-    let lib = Library::load(&support::repo(), Path::new("content/agentx")).unwrap();
+    let lib = Library::load(&support::repo(), Path::new("agentx")).unwrap();
     let mut n = 0;
     for (_, page) in lib.pages() {
         n += check_sets(&page.model, page.command_sets());
@@ -82,7 +82,7 @@ fn copy_all_text_is_valid_bash() {
 fn titles_are_unique_and_name_the_model() {
     let out = support::temp("titles-export");
     mdbook_agentx::export_offline(&support::repo(), &out).unwrap();
-    let lib = Library::load(&support::repo(), Path::new("content/agentx")).unwrap();
+    let lib = Library::load(&support::repo(), Path::new("agentx")).unwrap();
     let models: Vec<String> = lib.pages().map(|(_, p)| p.model.clone()).collect();
     let mut seen: std::collections::HashMap<String, String> = Default::default();
     let mut deployment_pages = 0;

@@ -117,7 +117,7 @@ pub(crate) fn mdbook_available() -> bool {
 pub(crate) fn sample_book_copy(name: &str) -> Scratch {
     let book = temp(name);
     std::fs::create_dir_all(&*book).unwrap();
-    for file in ["book.toml", "agentx.css"] {
+    for file in ["book.toml", "agentx.css", "agentx.js"] {
         std::fs::copy(repo().join(file), book.join(file)).unwrap();
     }
     for dir in ["content", "agentx"] {
