@@ -171,6 +171,12 @@ mod tests {
         if let Some(text) = &case.installed {
             std::fs::write(dir.path().join(asset.name), text).unwrap();
         }
+        // The other assets (agentx.js) installed and listed: the cases vary the first.
+        let mut js = Vec::new();
+        for other in &AGENTX_ASSETS[1..] {
+            std::fs::write(dir.path().join(other.name), other.installed_text()).unwrap();
+            js.push(PathBuf::from(other.name));
+        }
         let paths = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
         let (css, watched) = (paths(case.css), paths(case.watched));
         let bounds = Bounds::strict(dir.path()).unwrap();
@@ -181,7 +187,7 @@ mod tests {
             data_dir: Path::new(case.data),
             extra_watch_dirs: &watched,
             additional_css: &css,
-            additional_js: &[],
+            additional_js: &js,
         };
         assert_eq!(setup_warnings(&setup), case.want, "{}", case.what);
     }
