@@ -410,8 +410,31 @@
     all.addEventListener("click", function () { copyText(copyAll(div, win), all); });
   }
 
+  // ---- Copy link after every set heading that has none ----
+  // The standalone builder writes its own button (button.copy-link, handled
+  // by its book.js); mdBook's page has none, so it is added here, after the
+  // heading and outside its text, as the builder does.
+  function addCopyLinks() {
+    var headings = document.querySelectorAll("h3.agentx-set[id]");
+    Array.prototype.forEach.call(headings, function (h) {
+      var next = h.nextElementSibling;
+      if (next && next.querySelector("button.copy-link, button.agentx-copy-link")) return;
+      var p = el("p", { "class": "agentx-set-actions" });
+      var b = el("button", {
+        type: "button", "class": "agentx-copy-link", "data-anchor": h.id,
+        "aria-label": "Copy link to " + h.textContent.trim()
+      }, "Copy link");
+      b.addEventListener("click", function () {
+        copyText(location.href.split("#")[0] + "#" + h.id, b);
+      });
+      p.appendChild(b);
+      h.parentNode.insertBefore(p, next);
+    });
+  }
+
   // ---- Start: one selector per data script ----
   function start() {
+    addCopyLinks();
     var scripts = document.querySelectorAll("script.agentx-selector-data");
     Array.prototype.forEach.call(scripts, function (s) {
       var mount = s.previousElementSibling;

@@ -7,8 +7,11 @@
 //! The installed `agentx.css` marks a command set opened by its link, in
 //! the colours of the theme picked.
 //!
-//! Not tested here yet in mdBook output: issue 13's Copy link round trip,
-//! the selector and Copy all (agentx.js, now installed into mdBook books).
+//! AgentX's own features in mdBook's page (the installed `agentx.js`):
+//! every combination selected with the chips shows one set whose Copy all
+//! equals `decode`; a model page's selector opens its choice; Copy link
+//! (added after every set heading, outside its text) copies a URL that,
+//! loaded afresh, selects the same set.
 
 use std::path::Path;
 use std::process::Command;
@@ -18,6 +21,7 @@ use mdbook_agentx::{Deployment, Library};
 use serde_json::{Value, json};
 
 use crate::browser::{Driver, chromedriver, expected_blocks};
+use crate::browser_selector::{self, STATE};
 use crate::support;
 
 /// Every page's counts: highlighted blocks, copy buttons, console errors.
@@ -167,6 +171,12 @@ fn mdbook_output_in_a_browser() {
     );
 
     copy_buttons_copy_the_decoded_commands(&d, &base);
+    let sets = browser_selector::expected(&site);
+    let n = browser_selector::drive_every_combination(&d, &base, &sets);
+    assert_eq!(n, sets.len());
+    eprintln!("mdbook browser: {n} combinations selected, one set shown each, Copy all = decode");
+    model_page_selector(&d, &base);
+    copy_link_round_trip(&d, &base);
     sidebar_toggle(&d, &base);
     theme_picker_and_target(&d, &base);
     // Screenshots of a model page as a reader first opens it (mdBook hides
@@ -220,6 +230,56 @@ fn copy_buttons_copy_the_decoded_commands(d: &Driver, base: &str) {
         "mdbook browser: {} copy buttons on screen copied decoded blocks",
         blocks.len()
     );
+}
+
+/// A model page's selector is active and its Open link leads to the set
+/// it names, selected on its deployment chapter.
+fn model_page_selector(d: &Driver, base: &str) {
+    d.goto(&format!("{base}models/glm-5.2.html"));
+    let href = d.exec(
+        "var a = document.querySelector('.agentx-selector-on a.agentx-open'); return a ? a.href : null;",
+        json!([]),
+    );
+    let href = href
+        .as_str()
+        .expect("models/glm-5.2.html: no active selector with an Open link");
+    let anchor = href
+        .rsplit_once('#')
+        .expect("the Open link has no anchor")
+        .1;
+    d.goto(href);
+    assert_eq!(d.exec(STATE, json!([]))["shown"], json!([anchor]), "{href}");
+}
+
+/// Every set heading has one Copy link; the one of the shown set copies
+/// its URL, and that URL, loaded afresh, selects the same set.
+fn copy_link_round_trip(d: &Driver, base: &str) {
+    let page =
+        format!("{base}models/muse-spark-open/musespark-fp4-b200-sglang-agentic-dflash-0.html");
+    d.goto(&page);
+    let r = d.exec(
+        "var hs = document.querySelectorAll('h3.agentx-set[id]');\n\
+         var one = Array.prototype.every.call(hs, function (h) {\n\
+           var n = h.nextElementSibling;\n\
+           return n && n.querySelectorAll('button.agentx-copy-link').length === 1; });\n\
+         var shown = document.querySelector('div.agentx-set.agentx-shown button.agentx-copy-link');\n\
+         window.__agentxLastCopy = null;\n\
+         if (shown) shown.click();\n\
+         return [hs.length, one, shown ? shown.getAttribute('data-anchor') : null, window.__agentxLastCopy];",
+        json!([]),
+    );
+    assert!(r[0].as_u64().unwrap() > 1, "{page}: no set headings ({r})");
+    assert_eq!(
+        r[1], true,
+        "{page}: a set heading without exactly one Copy link"
+    );
+    let anchor = r[2].as_str().expect("no Copy link in the shown set");
+    let url = r[3].as_str().expect("Copy link copied nothing");
+    assert_eq!(url, format!("{page}#{anchor}"));
+    d.goto(&format!("{base}intro.html"));
+    d.goto(url);
+    assert_eq!(d.exec(STATE, json!([]))["shown"], json!([anchor]), "{url}");
+    eprintln!("mdbook browser: Copy link round trip ({anchor})");
 }
 
 fn sidebar_toggle(d: &Driver, base: &str) {

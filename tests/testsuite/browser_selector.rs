@@ -25,7 +25,7 @@ use crate::support;
 /// Selects each listed set with the chips (concurrency, KV offload,
 /// router: the rows that differ inside one deployment chapter) and reports
 /// what the page then shows and what Copy all copies.
-const DRIVE: &str = r##"
+pub(crate) const DRIVE: &str = r##"
 var targets = arguments[0], out = [];
 function chip(row, value) {
   return document.querySelector('.agentx-chip[data-row="' + row + '"][value="' + value + '"]');
@@ -48,7 +48,7 @@ return out;
 "##;
 
 /// What is selected now: the shown set and the pressed chips.
-const STATE: &str = r##"
+pub(crate) const STATE: &str = r##"
 var shown = Array.prototype.filter.call(document.querySelectorAll("div.agentx-set"),
   function (e) { return e.getClientRects().length > 0; });
 var pressed = Array.prototype.map.call(document.querySelectorAll('.agentx-chip[aria-pressed="true"]'),
@@ -90,7 +90,7 @@ return { clicks: clicks + 1, inView: inView, href: href, selectorTop: top, reset
 "##;
 
 /// A set of the sample book, with everything the browser test compares.
-struct Expected {
+pub(crate) struct Expected {
     /// Page (relative to the site) of its deployment chapter.
     page: String,
     point: usize,
@@ -101,12 +101,14 @@ struct Expected {
 
 /// Every set of the exported site, by anchor, with its page: the pages are
 /// read from the site (`data-anchor` of each set), the text from the decoder.
-fn expected(site: &Path) -> HashMap<String, Expected> {
+pub(crate) fn expected(site: &Path) -> HashMap<String, Expected> {
     let lib = Library::load(&support::repo(), Path::new("agentx")).unwrap();
     let mut page_of: HashMap<String, String> = HashMap::new();
     for (rel, bytes) in support::files_under(site) {
         let rel = rel.to_string_lossy().replace('\\', "/");
-        if !rel.ends_with(".html") {
+        // mdBook's print.html holds every chapter again: a set's page is
+        // its chapter.
+        if !rel.ends_with(".html") || rel == "print.html" {
             continue;
         }
         let html = String::from_utf8_lossy(&bytes);
@@ -138,7 +140,11 @@ fn expected(site: &Path) -> HashMap<String, Expected> {
 }
 
 /// Selects every set of every deployment chapter with its chips.
-fn drive_every_combination(d: &Driver, base: &str, sets: &HashMap<String, Expected>) -> usize {
+pub(crate) fn drive_every_combination(
+    d: &Driver,
+    base: &str,
+    sets: &HashMap<String, Expected>,
+) -> usize {
     let mut by_page: HashMap<&str, Vec<(&String, &Expected)>> = HashMap::new();
     for (a, e) in sets {
         by_page.entry(e.page.as_str()).or_default().push((a, e));
