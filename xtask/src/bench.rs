@@ -1,10 +1,12 @@
 //! `bench`: the figures of `docs/BENCHMARKS.md`, measured in one run on one
-//! machine — decode, full build (ours and `mdbook build`), incremental
-//! rebuild after a data edit, offline export, check, and builds of synthetic
-//! books N× the size of the sample. Builds, exports and checks run the
-//! release binary as separate processes, so start-up counts on both sides;
-//! decode and the incremental rebuild run in this process through the
-//! library, as `serve` runs them.
+//! machine — decode, full build (ours and `mdbook build`, interleaved, wall
+//! and CPU time and peak memory; with `--baseline` another binary too), the
+//! weight of each type of page, the same builds of a book of the real data
+//! files (`--real-data`), incremental rebuild after a data edit, offline
+//! export, check, and builds of synthetic books N× the size of the sample.
+//! Builds, exports and checks run the release binary as separate processes,
+//! so start-up counts on both sides; decode and the incremental rebuild run
+//! in this process through the library, as `serve` runs them.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,6 +15,8 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use mdbook_agentx::{BuildOptions, Change, Engine, decode_file};
 
+use crate::builds::{Binaries, compare_builds, mdbook_05_on_path};
+use crate::compare::version_of;
 use crate::measure::{Timing, build_line_of, run_quiet, steal_share, time_runs};
 use crate::scaled::{BookLayout, copy_book, write_scaled_book};
 
@@ -31,12 +35,17 @@ pub(crate) struct BenchOptions {
     pub(crate) directives: Vec<usize>,
     /// Measure the directives only.
     pub(crate) directives_only: bool,
+    /// A directory of real data files to build a book of (see `realdata`).
+    pub(crate) real_data: Option<PathBuf>,
+    /// Another `mdbook-agentx` binary whose builds run interleaved with ours.
+    pub(crate) baseline: Option<PathBuf>,
 }
 
 /// Where one run works: the binary under test, the book, a scratch directory.
 struct Bench<'a> {
     opts: &'a BenchOptions,
     exe: PathBuf,
+    bins: Binaries,
     book: PathBuf,
     layout: BookLayout,
     scratch: PathBuf,
@@ -46,6 +55,18 @@ struct Bench<'a> {
 /// Runs every measurement and prints the report as Markdown on stdout.
 pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
     let exe = release_binary()?;
+    let baseline = match &opts.baseline {
+        Some(p) => Some(
+            std::fs::canonicalize(p)
+                .with_context(|| format!("--baseline {}: cannot open", p.display()))?,
+        ),
+        None => None,
+    };
+    let bins = Binaries {
+        exe: exe.clone(),
+        baseline,
+        mdbook: opts.mdbook && mdbook_05_on_path(),
+    };
     let book = std::fs::canonicalize(&opts.book)
         .with_context(|| format!("cannot open {}", opts.book.display()))?;
     let scratch = std::env::temp_dir().join(format!("agentx-bench-{}", std::process::id()));
@@ -54,6 +75,7 @@ pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
     let b = Bench {
         opts,
         exe,
+        bins,
         layout: BookLayout::of(&book)?,
         book,
         scratch,
@@ -61,9 +83,15 @@ pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
     };
     let cpu_at_start = std::fs::read_to_string("/proc/stat").ok();
     let mut md = machine(b.runs);
+    md.push_str(&binaries(&b.bins));
     if !opts.directives_only {
         md.push_str(&b.decode()?);
         md.push_str(&b.full_build()?);
+        if let Some(real) = &opts.real_data {
+            md.push_str(&crate::realdata::measure(
+                real, &b.bins, b.runs, &b.scratch,
+            )?);
+        }
         md.push_str(&b.incremental()?);
         md.push_str(&b.export_and_check()?);
         md.push_str(&b.scale()?);
@@ -89,6 +117,31 @@ pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(md.as_bytes())?;
     Ok(())
+}
+
+/// Which binaries the report compares.
+fn binaries(bins: &Binaries) -> String {
+    let mut md = format!(
+        "This binary: `{}` ({}).",
+        bins.exe.display(),
+        version_of(&bins.exe)
+    );
+    if let Some(base) = &bins.baseline {
+        md.push_str(&format!(
+            " Baseline: `{}` ({}).",
+            base.display(),
+            version_of(base)
+        ));
+    }
+    if bins.mdbook {
+        md.push_str(&format!(" mdBook: {}.", version_of(Path::new("mdbook"))));
+    }
+    md.push_str(
+        " Build comparisons run each command once untimed, then one run of each in turn per round \
+         (interleaved); CPU is user + system time of the child and the children it waited for \
+         (`wait4`), peak RSS the largest single process of that tree.\n\n",
+    );
+    md
 }
 
 /// Builds the product's release binary and returns its path.
@@ -152,47 +205,24 @@ impl Bench<'_> {
         Ok(md)
     }
 
-    /// 2. Full build: ours vs mdBook, as processes, in the same run.
+    /// 2. Full build vs mdBook (and a baseline), interleaved; page weight.
     fn full_build(&self) -> Result<String> {
-        let mut md = String::from(
-            "\n### Full build of the sample book\n\n| Command | Median ms | Min–max ms |\n|---|---:|---:|\n",
-        );
-        let out = self.scratch.join("ours");
-        let ours = time_runs(self.runs, || {
-            run_quiet(
-                Command::new(&self.exe)
-                    .arg("build")
-                    .arg(&self.book)
-                    .arg("-d")
-                    .arg(&out),
-            )
-        })?;
-        md.push_str(&format!("| `mdbook-agentx build` | {} |\n", ours.cells()));
-        let mdbook_ok = self.opts.mdbook
-            && Command::new("mdbook")
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with("mdbook v0.5"));
-        if !mdbook_ok {
-            md.push_str("\n`mdbook` 0.5 not on PATH: no comparison in this run.\n");
-            return Ok(md);
+        let work = self.scratch.join("sample");
+        std::fs::create_dir_all(&work)?;
+        let mut md = String::from("\n### Full build of the sample book\n\n");
+        md.push_str(&compare_builds(&self.book, &self.bins, self.runs, &work)?);
+        md.push_str("\n### Page weight of the sample book\n\n");
+        md.push_str(crate::weight::EXPLANATION);
+        md.push_str(&crate::weight::report(
+            &work.join("ours"),
+            "`mdbook-agentx build`",
+        )?);
+        if self.bins.mdbook {
+            md.push_str(&crate::weight::report(
+                &work.join("mdbook"),
+                "`mdbook build` (for comparison)",
+            )?);
         }
-        let out = self.scratch.join("mdbook");
-        let theirs = time_runs(self.runs, || {
-            run_quiet(
-                Command::new("mdbook")
-                    .arg("build")
-                    .arg("-d")
-                    .arg(&out)
-                    .current_dir(&self.book)
-                    .env("MDBOOK_PREPROCESSOR__AGENTX__COMMAND", &self.exe),
-            )
-        })?;
-        md.push_str(&format!(
-            "| `mdbook build` (0.5, this preprocessor) | {} |\n\nRatio (mdBook / ours, medians): **{:.1}×**.\n",
-            theirs.cells(),
-            theirs.median.as_secs_f64() / ours.median.as_secs_f64()
-        ));
         Ok(md)
     }
 

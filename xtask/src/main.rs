@@ -3,15 +3,21 @@
 //! `mdbook-agentx` package depends on this crate.
 //!
 //! - `bench`: the figures of `docs/BENCHMARKS.md`, measured in one run.
-//!   `--directives 1000,10000` adds one chapter of that many directives
-//!   through the mdBook protocol (`--directives-only`: just that).
+//!   `--real-data DIR` adds builds of a book of the real data files,
+//!   `--baseline BIN` runs another binary's builds interleaved with this
+//!   one's, `--directives 1000,10000` adds one chapter of that many
+//!   directives through the mdBook protocol (`--directives-only`: just that).
 //! - `deployments`: a model with N deployments (scale figures, issue 12).
 
 mod bench;
+mod builds;
+mod compare;
 mod deployments;
 mod directives;
 mod measure;
+mod realdata;
 mod scaled;
+mod weight;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,8 +33,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Task {
-    /// Measure decode, build (against `mdbook build`), incremental rebuild,
-    /// export, check and synthetic N× books; prints Markdown for docs/BENCHMARKS.md.
+    /// Measure decode, build (against `mdbook build`: wall, CPU, memory),
+    /// page weight, incremental rebuild, export, check and synthetic N×
+    /// books; prints Markdown for docs/BENCHMARKS.md.
     Bench {
         /// Book directory (holding book.toml).
         #[arg(default_value = ".")]
@@ -52,6 +59,16 @@ enum Task {
         /// Only the directive measurement (with `--directives`).
         #[arg(long)]
         directives_only: bool,
+        /// Also build a book of the data files in this directory, with one
+        /// chapter per file (e.g. `../shared/reference/sglang-cookbook`;
+        /// assembled in a scratch directory, never in the repository).
+        #[arg(long, value_name = "DIR")]
+        real_data: Option<PathBuf>,
+        /// Another `mdbook-agentx` binary (e.g. one built from an older
+        /// commit): its builds run interleaved with this tree's, and the
+        /// report gives both medians and their ratio.
+        #[arg(long, value_name = "BINARY")]
+        baseline: Option<PathBuf>,
     },
     /// Build books whose one model has N deployments (cells copied from the
     /// sample data) and print time, peak memory and site size per deployment.
@@ -78,6 +95,8 @@ fn main() -> ExitCode {
             no_mdbook,
             directives,
             directives_only,
+            real_data,
+            baseline,
         } => bench::run(&bench::BenchOptions {
             book: book_dir,
             runs,
@@ -86,6 +105,8 @@ fn main() -> ExitCode {
             mdbook: !no_mdbook,
             directives,
             directives_only,
+            real_data,
+            baseline,
         }),
         Task::Deployments {
             counts,

@@ -15,6 +15,16 @@ pub(crate) struct Timing {
 }
 
 impl Timing {
+    /// The median, minimum and maximum of `samples` (at least one).
+    pub(crate) fn of(mut samples: Vec<Duration>) -> Timing {
+        samples.sort();
+        Timing {
+            median: samples[samples.len() / 2],
+            min: samples[0],
+            max: samples[samples.len() - 1],
+        }
+    }
+
     /// `median | min–max` in milliseconds, as table cells.
     pub(crate) fn cells(&self) -> String {
         format!("{} | {}–{}", ms(self.median), ms(self.min), ms(self.max))
@@ -34,12 +44,7 @@ pub(crate) fn time_runs(runs: usize, mut f: impl FnMut() -> Result<()>) -> Resul
         f()?;
         v.push(t.elapsed());
     }
-    v.sort();
-    Ok(Timing {
-        median: v[v.len() / 2],
-        min: v[0],
-        max: v[v.len() - 1],
-    })
+    Ok(Timing::of(v))
 }
 
 /// Runs a command, failing with its stderr when it fails.

@@ -12,6 +12,8 @@ pub(crate) struct BookLayout {
     pub(crate) src: PathBuf,
     /// `[preprocessor.agentx] data-dir`, relative to the book root.
     pub(crate) data_dir: PathBuf,
+    /// `[output.html] additional-css` and `additional-js`, relative to the book root.
+    pub(crate) assets: Vec<PathBuf>,
 }
 
 impl BookLayout {
@@ -29,9 +31,17 @@ impl BookLayout {
             }
             PathBuf::from(v.and_then(|v| v.get(key)?.as_str()).unwrap_or(default))
         };
+        let html = toml.get("output").and_then(|o| o.get("html"));
+        let assets = ["additional-css", "additional-js"]
+            .iter()
+            .filter_map(|key| html?.get(key)?.as_array())
+            .flatten()
+            .filter_map(|v| v.as_str().map(PathBuf::from))
+            .collect();
         Ok(BookLayout {
             src: get(&["book"], "src", "src"),
             data_dir: get(&["preprocessor", "agentx"], "data-dir", "agentx"),
+            assets,
         })
     }
 }
@@ -61,6 +71,14 @@ pub(crate) fn copy_book(sample: &Path, out: &Path) -> Result<BookLayout> {
     for part in parts {
         if sample.join(&part).is_dir() && !out.join(&part).exists() {
             copy_dir(&sample.join(&part), &out.join(&part))?;
+        }
+    }
+    for asset in &layout.assets {
+        if sample.join(asset).is_file() && !out.join(asset).exists() {
+            if let Some(dir) = out.join(asset).parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::copy(sample.join(asset), out.join(asset))?;
         }
     }
     Ok(layout)
