@@ -84,25 +84,11 @@ pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
     let cpu_at_start = std::fs::read_to_string("/proc/stat").ok();
     let mut md = machine(b.runs);
     md.push_str(&binaries(&b.bins));
-    if !opts.directives_only {
-        md.push_str(&b.decode()?);
-        md.push_str(&b.full_build()?);
-        if let Some(real) = &opts.real_data {
-            md.push_str(&crate::realdata::measure(
-                real, &b.bins, b.runs, &b.scratch,
-            )?);
-        }
-        md.push_str(&b.incremental()?);
-        md.push_str(&b.export_and_check()?);
-        md.push_str(&b.scale()?);
-    }
-    md.push_str(&crate::directives::measure(
-        &b.exe,
-        &opts.directives,
-        b.runs,
-        &b.scratch,
-    )?);
+    let measured = b.measure_all();
+    // Removed whether or not a measurement failed: it may hold copies of
+    // third-party data (`--real-data`) and several built sites.
     let _ = std::fs::remove_dir_all(&b.scratch);
+    md.push_str(&measured?);
     // On a virtual machine, time the hypervisor gave to others inflates every
     // figure: say how much, so runs can be compared.
     let cpu_at_end = std::fs::read_to_string("/proc/stat").ok();
@@ -179,6 +165,33 @@ fn machine(runs: usize) -> String {
 }
 
 impl Bench<'_> {
+    /// Every section the options ask for, in report order.
+    fn measure_all(&self) -> Result<String> {
+        let mut md = String::new();
+        if !self.opts.directives_only {
+            md.push_str(&self.decode()?);
+            md.push_str(&self.full_build()?);
+            if let Some(real) = &self.opts.real_data {
+                md.push_str(&crate::realdata::measure(
+                    real,
+                    &self.bins,
+                    self.runs,
+                    &self.scratch,
+                )?);
+            }
+            md.push_str(&self.incremental()?);
+            md.push_str(&self.export_and_check()?);
+            md.push_str(&self.scale()?);
+        }
+        md.push_str(&crate::directives::measure(
+            &self.exe,
+            &self.opts.directives,
+            self.runs,
+            &self.scratch,
+        )?);
+        Ok(md)
+    }
+
     fn data_dir(&self, book: &Path) -> PathBuf {
         book.join(&self.layout.data_dir)
     }

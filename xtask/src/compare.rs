@@ -91,7 +91,12 @@ fn run_measured(cmd: &mut Command, stderr_file: &Path) -> Result<Usage> {
     drop(child);
     if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
         let err = std::fs::read_to_string(stderr_file).unwrap_or_default();
-        bail!("{cmd:?} failed ({status:#x}): {err}");
+        let how = if libc::WIFEXITED(status) {
+            format!("exit code {}", libc::WEXITSTATUS(status))
+        } else {
+            format!("signal {}", libc::WTERMSIG(status))
+        };
+        bail!("{cmd:?} failed ({how}): {err}");
     }
     let time = |t: libc::timeval| {
         Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
