@@ -196,26 +196,29 @@ fn parse_line_cached(
     set: &SyntaxSet,
     syntax: &str,
 ) -> Option<Vec<(usize, ScopeStackOp)>> {
-    static LINES: OnceLock<Mutex<LineCache>> = OnceLock::new();
-    let cache = LINES.get_or_init(Default::default);
-    let key = (syntax.to_string(), line.to_string());
-    if let Some(entries) = cache.lock().expect("line cache").get(&key)
-        && let Some((_, ops, after)) = entries.iter().find(|(before, _, _)| before == state)
-    {
-        *state = after.clone();
-        return Some(ops.clone());
-    }
-    let before = state.clone();
-    let ops = state.parse_line(line, set).ok()?;
-    let mut cache = cache.lock().expect("line cache");
-    if cache.len() >= MAX_CACHED_LINES {
-        cache.clear();
-    }
-    cache
-        .entry(key)
-        .or_default()
-        .push((before, ops.clone(), state.clone()));
-    Some(ops)
+    // Per thread: with Oniguruma a parse state holds raw pointers (not Send),
+    // and pages of one chapter are laid out on the same thread anyway.
+    thread_local! { static LINES: RefCell<LineCache> = Default::default(); }
+    LINES.with(|cache| {
+        let key = (syntax.to_string(), line.to_string());
+        if let Some(entries) = cache.borrow().get(&key)
+            && let Some((_, ops, after)) = entries.iter().find(|(before, _, _)| before == state)
+        {
+            *state = after.clone();
+            return Some(ops.clone());
+        }
+        let before = state.clone();
+        let ops = state.parse_line(line, set).ok()?;
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= MAX_CACHED_LINES {
+            cache.clear();
+        }
+        cache
+            .entry(key)
+            .or_default()
+            .push((before, ops.clone(), state.clone()));
+        Some(ops)
+    })
 }
 
 fn highlight_uncached(lang: &str, code: &str) -> String {
