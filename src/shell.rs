@@ -15,50 +15,71 @@ const NGINX_DEFAULT: &str = "nginx -c nginx.conf -g 'daemon off;'";
 /// it also uses `$ { }` (so `$PLACEHOLDER`s still expand); otherwise in single
 /// quotes with `'` written as `'\''`.
 pub(crate) fn quote(word: &str) -> String {
+    let mut out = String::with_capacity(word.len() + 2);
+    push_quoted(&mut out, word);
+    out
+}
+
+/// [`quote`] onto the end of `out`.
+fn push_quoted(out: &mut String, word: &str) {
     fn plain(c: char) -> bool {
         c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c)
     }
     if !word.is_empty() && word.chars().all(plain) {
-        word.to_string()
+        out.push_str(word);
     } else if !word.is_empty() && word.chars().all(|c| plain(c) || "${}".contains(c)) {
-        format!("\"{word}\"")
+        out.push('"');
+        out.push_str(word);
+        out.push('"');
     } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
+        out.push('\'');
+        out.push_str(&word.replace('\'', r"'\''"));
+        out.push('\'');
     }
 }
 
 /// The command text a reader copies: preamble lines, `K=V \` env lines,
 /// `cmd \`, then one `  --flag values \` line per argument (the last without
 /// the backslash).
+///
+/// Written into one buffer: decoding formats every process of every set,
+/// and a `String` per line was the build's most frequent allocation.
 pub(crate) fn format_block(block: &Block) -> String {
-    let mut lines: Vec<String> = block.preamble.clone();
-    let mut continued: Vec<String> = block
-        .env
-        .iter()
-        .map(|(k, v)| format!("{k}={}", quote(v)))
-        .collect();
+    let mut out = String::with_capacity(64 * (block.args.len() + block.env.len() + 2));
+    for line in &block.preamble {
+        out.push_str(line);
+        out.push('\n');
+    }
+    // Every continued line but the first ends the one before it with ` \`.
+    let mut first = true;
+    let mut next_line = |out: &mut String| {
+        if !first {
+            out.push_str(" \\\n");
+        }
+        first = false;
+    };
+    for (k, v) in &block.env {
+        next_line(&mut out);
+        out.push_str(k);
+        out.push('=');
+        push_quoted(&mut out, v);
+    }
+    next_line(&mut out);
     if block.kind == BlockKind::Nginx && block.args.is_empty() {
-        continued.push(NGINX_DEFAULT.to_string());
+        out.push_str(NGINX_DEFAULT);
     } else {
-        continued.push(block.cmd.clone());
+        out.push_str(&block.cmd);
     }
     for arg in &block.args {
-        let mut line = format!("  {}", arg.flag);
+        next_line(&mut out);
+        out.push_str("  ");
+        out.push_str(&arg.flag);
         for v in &arg.values {
-            line.push(' ');
-            line.push_str(&quote(v));
-        }
-        continued.push(line);
-    }
-    let last = continued.len() - 1;
-    for (i, line) in continued.into_iter().enumerate() {
-        if i == last {
-            lines.push(line);
-        } else {
-            lines.push(format!("{line} \\"));
+            out.push(' ');
+            push_quoted(&mut out, v);
         }
     }
-    lines.join("\n")
+    out
 }
 
 /// Splits shell text into commands (one per logical line) of words, the way

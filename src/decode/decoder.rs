@@ -1,7 +1,7 @@
 //! The decoder: blocks materialized from `ref`/`from`/`envRef`, point
 //! patches applied, then every (point, router, tier) of a cell as a command set.
 
-use std::collections::{HashMap, HashSet};
+use crate::util::hash::{FastMap, FastSet};
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
@@ -13,19 +13,19 @@ use crate::util::text::slug;
 pub(super) struct Decoder<'a> {
     data: &'a AgentxData,
     /// Materialized point-0 blocks per (cell, router).
-    cache: HashMap<(usize, Router), Vec<Block>>,
+    cache: FastMap<(usize, Router), Vec<Block>>,
     /// Command texts already made, shared by every set that repeats one.
     texts: SharedTexts,
     /// Cells another cell's `ref` names: their blocks stay cached until the
     /// page is done; any other cell's are dropped once it is decoded.
-    referenced: HashSet<usize>,
+    referenced: FastSet<usize>,
 }
 
 /// Equal texts stored once. Why: a page's command sets repeat most of their
 /// commands (etcd, NATS, the router, workers a tier leaves alone), and
 /// holding each copy made decoding take about 30× the data file's size.
 #[derive(Debug, Default)]
-pub(super) struct SharedTexts(HashSet<Arc<str>>);
+pub(super) struct SharedTexts(FastSet<Arc<str>>);
 
 impl SharedTexts {
     pub(super) fn share(&mut self, text: String) -> Arc<str> {
@@ -40,7 +40,7 @@ impl SharedTexts {
 
 impl<'a> Decoder<'a> {
     pub(super) fn new(data: &'a AgentxData) -> Self {
-        let mut referenced = HashSet::new();
+        let mut referenced = FastSet::default();
         for cell in &data.cells {
             let routers = cell.routers.values().flat_map(|r| &r.blocks);
             let patches = cell.points.iter().filter_map(|p| p.patch.as_ref());
@@ -56,7 +56,7 @@ impl<'a> Decoder<'a> {
         }
         Decoder {
             data,
-            cache: HashMap::new(),
+            cache: FastMap::default(),
             texts: SharedTexts::default(),
             referenced,
         }

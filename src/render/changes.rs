@@ -12,14 +12,15 @@ use crate::util::escape::{code, text};
 
 /// One line of a command that a reader recognises: `--flag values` or
 /// `NAME=value`, keyed by the flag or the name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Setting {
-    key: String,
-    line: String,
+/// Borrowed from the command: a derived page compares hundreds of commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Setting<'a> {
+    key: &'a str,
+    line: &'a str,
 }
 
 /// The flags and env lines of a command, in order.
-fn settings(command: &str) -> Vec<Setting> {
+fn settings(command: &str) -> Vec<Setting<'_>> {
     let mut out = Vec::new();
     for raw in command.lines() {
         let line = raw.trim_end().trim_end_matches('\\').trim();
@@ -36,10 +37,7 @@ fn settings(command: &str) -> Vec<Setting> {
                 _ => continue,
             }
         };
-        out.push(Setting {
-            key: key.to_string(),
-            line: line.to_string(),
-        });
+        out.push(Setting { key, line });
     }
     out
 }
@@ -47,14 +45,16 @@ fn settings(command: &str) -> Vec<Setting> {
 /// Differences of one process: `added …; removed …; changed a → b`.
 fn process_changes(derived: &Process, base: &Process) -> Option<String> {
     let (d, b) = (settings(&derived.command), settings(&base.command));
-    let find = |v: &[Setting], k: &str| v.iter().find(|s| s.key == k).cloned();
+    fn find<'a>(v: &[Setting<'a>], k: &str) -> Option<Setting<'a>> {
+        v.iter().find(|s| s.key == k).copied()
+    }
     let mut added = Vec::new();
     let mut changed = Vec::new();
     for s in &d {
         match find(&b, &s.key) {
-            None => added.push(code(&s.line)),
+            None => added.push(code(s.line)),
             Some(old) if old.line != s.line => {
-                changed.push(format!("{} → {}", code(&old.line), code(&s.line)))
+                changed.push(format!("{} → {}", code(old.line), code(s.line)))
             }
             _ => {}
         }
@@ -62,7 +62,7 @@ fn process_changes(derived: &Process, base: &Process) -> Option<String> {
     let removed: Vec<String> = b
         .iter()
         .filter(|s| find(&d, &s.key).is_none())
-        .map(|s| code(&s.line))
+        .map(|s| code(s.line))
         .collect();
     let mut parts = Vec::new();
     for (what, list) in [("added", added), ("removed", removed), ("changed", changed)] {
@@ -128,7 +128,7 @@ mod tests {
     #[test]
     fn settings_are_flags_and_env_lines() {
         let cmd = "ulimit -n 1\nA_B=1 \\\nX=\"$Y\" \\\npython3 -m m \\\n  --port 1 \\\n  --bare \\\n  --j '{\"a\":1}'";
-        let keys: Vec<String> = settings(cmd).into_iter().map(|s| s.key).collect();
+        let keys: Vec<&str> = settings(cmd).into_iter().map(|s| s.key).collect();
         assert_eq!(keys, ["A_B", "X", "--port", "--bare", "--j"]);
     }
 

@@ -3,7 +3,6 @@
 //! highlighted once per process — derived command sets repeat many blocks.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use std::str::FromStr;
@@ -13,6 +12,8 @@ use syntect::parsing::{
     ParseState, Scope, ScopeStack, ScopeStackOp, SyntaxDefinition, SyntaxReference, SyntaxSet,
 };
 use syntect::util::LinesWithEndings;
+
+use crate::util::hash::FastMap;
 
 /// Token classes: a scope selector, the short class it becomes, and a scope
 /// whose colour in each bundled theme gives the class its colour.
@@ -88,8 +89,8 @@ fn class_for(stack: &[Scope]) -> Option<&'static str> {
 /// build), while a grammar yields only a few hundred distinct scope stacks.
 fn class_for_cached(stack: &[Scope]) -> Option<&'static str> {
     thread_local! {
-        static CLASSES: RefCell<HashMap<Vec<Scope>, Option<&'static str>>> =
-            RefCell::new(HashMap::new());
+        static CLASSES: RefCell<FastMap<Vec<Scope>, Option<&'static str>>> =
+            RefCell::new(FastMap::default());
     }
     CLASSES.with(|c| {
         if let Some(class) = c.borrow().get(stack) {
@@ -158,32 +159,66 @@ fn syntax_for(lang: &str) -> Option<(&'static SyntaxSet, &'static SyntaxReferenc
 const MAX_CACHED_BLOCKS: usize = 5_000;
 const MAX_CACHED_LINES: usize = 20_000;
 
-/// (language, code) → highlighted HTML.
-type BlockCache = HashMap<(String, String), Arc<str>>;
+/// Text keyed by an outer name (language, grammar) and the text itself, so
+/// a lookup borrows both keys instead of copying a block to ask for it.
+#[derive(Debug)]
+struct TwoLevelCache<V> {
+    by_name: FastMap<String, FastMap<Box<str>, V>>,
+    len: usize,
+    max: usize,
+}
+
+impl<V> TwoLevelCache<V> {
+    fn new(max: usize) -> Self {
+        Self {
+            by_name: FastMap::default(),
+            len: 0,
+            max,
+        }
+    }
+
+    fn get(&self, name: &str, text: &str) -> Option<&V> {
+        self.by_name.get(name)?.get(text)
+    }
+
+    fn get_mut(&mut self, name: &str, text: &str) -> Option<&mut V> {
+        self.by_name.get_mut(name)?.get_mut(text)
+    }
+
+    /// Inserts; past the bound the cache starts over (`serve` runs for
+    /// hours and every edit adds entries).
+    fn insert(&mut self, name: &str, text: &str, value: V) {
+        if self.len >= self.max {
+            self.by_name.clear();
+            self.len = 0;
+        }
+        let texts = match self.by_name.get_mut(name) {
+            Some(texts) => texts,
+            None => self.by_name.entry(name.to_string()).or_default(),
+        };
+        if texts.insert(text.into(), value).is_none() {
+            self.len += 1;
+        }
+    }
+}
 
 /// Highlights code into HTML spans; unknown languages are escaped only.
 pub(crate) fn highlight(lang: &str, code: &str) -> Arc<str> {
-    static CACHE: OnceLock<Mutex<BlockCache>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = (lang.to_string(), code.to_string());
-    if let Some(hit) = cache.lock().expect("cache lock").get(&key) {
+    static CACHE: OnceLock<Mutex<TwoLevelCache<Arc<str>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(TwoLevelCache::new(MAX_CACHED_BLOCKS)));
+    if let Some(hit) = cache.lock().expect("cache lock").get(lang, code) {
         return hit.clone();
     }
     let html: Arc<str> = highlight_uncached(lang, code).into();
-    let mut cache = cache.lock().expect("cache lock");
-    // `serve` runs for hours and every edit adds entries: start over past a
-    // bound rather than grow without one.
-    if cache.len() >= MAX_CACHED_BLOCKS {
-        cache.clear();
-    }
-    cache.insert(key, html.clone());
+    cache
+        .lock()
+        .expect("cache lock")
+        .insert(lang, code, html.clone());
     html
 }
 
 /// Scope operations of one line, for one parser state before it, and the state after.
 type LineParse = (ParseState, Vec<(usize, ScopeStackOp)>, ParseState);
-/// (syntax, line) → its parses, one per state it was met in.
-type LineCache = HashMap<(String, String), Vec<LineParse>>;
 
 /// Parses a line, reusing an earlier parse of the same line from the same state.
 ///
@@ -198,10 +233,12 @@ fn parse_line_cached(
 ) -> Option<Vec<(usize, ScopeStackOp)>> {
     // Per thread: with Oniguruma a parse state holds raw pointers (not Send),
     // and pages of one chapter are laid out on the same thread anyway.
-    thread_local! { static LINES: RefCell<LineCache> = Default::default(); }
+    thread_local! {
+        static LINES: RefCell<TwoLevelCache<Vec<LineParse>>> =
+            RefCell::new(TwoLevelCache::new(MAX_CACHED_LINES));
+    }
     LINES.with(|cache| {
-        let key = (syntax.to_string(), line.to_string());
-        if let Some(entries) = cache.borrow().get(&key)
+        if let Some(entries) = cache.borrow().get(syntax, line)
             && let Some((_, ops, after)) = entries.iter().find(|(before, _, _)| before == state)
         {
             *state = after.clone();
@@ -209,14 +246,12 @@ fn parse_line_cached(
         }
         let before = state.clone();
         let ops = state.parse_line(line, set).ok()?;
+        let parse = (before, ops.clone(), state.clone());
         let mut cache = cache.borrow_mut();
-        if cache.len() >= MAX_CACHED_LINES {
-            cache.clear();
+        match cache.get_mut(syntax, line) {
+            Some(entries) => entries.push(parse),
+            None => cache.insert(syntax, line, vec![parse]),
         }
-        cache
-            .entry(key)
-            .or_default()
-            .push((before, ops.clone(), state.clone()));
         Some(ops)
     })
 }
@@ -240,10 +275,10 @@ fn highlight_uncached(lang: &str, code: &str) -> String {
                 out.push_str("<span class=\"hl-");
                 out.push_str(c);
                 out.push_str("\">");
-                out.push_str(&escape_html(text));
+                crate::util::escape::html_into(out, text);
                 out.push_str("</span>");
             }
-            None => out.push_str(&escape_html(text)),
+            None => crate::util::escape::html_into(out, text),
         }
         text.clear();
     };

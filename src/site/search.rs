@@ -28,9 +28,10 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::markdown::{Heading, HeadingKind};
-use super::tokens::{command_words, tokens};
+use super::tokens::{command_words, for_each_token};
 use crate::decode::Status;
 use crate::preprocessor::{DeploymentSummary, SetSummary};
+use crate::util::hash::FastMap;
 
 /// The file of the index in a built site.
 pub(crate) const SEARCH_INDEX: &str = "search-index.js";
@@ -39,29 +40,29 @@ pub(crate) const SEARCH_INDEX: &str = "search-index.js";
 #[derive(Debug, Clone, Default)]
 struct Dictionary {
     words: Vec<String>,
-    ids: HashMap<String, u32>,
+    ids: FastMap<String, u32>,
 }
 
 impl Dictionary {
     /// The sorted, distinct token ids of `texts`.
     fn ids_of<'a>(&mut self, texts: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
-        let mut words = Vec::new();
+        let mut ids = Vec::new();
+        let mut scratch = String::new();
         for t in texts {
-            tokens(t, &mut words);
+            for_each_token(t, &mut scratch, &mut |w| ids.push(self.id(w)));
         }
-        let mut ids: Vec<u32> = words.into_iter().map(|w| self.id(w)).collect();
         ids.sort_unstable();
         ids.dedup();
         ids
     }
 
-    fn id(&mut self, word: String) -> u32 {
-        if let Some(id) = self.ids.get(&word) {
+    fn id(&mut self, word: &str) -> u32 {
+        if let Some(id) = self.ids.get(word) {
             return *id;
         }
         let id = self.words.len() as u32;
-        self.words.push(word.clone());
-        self.ids.insert(word, id);
+        self.words.push(word.to_string());
+        self.ids.insert(word.to_string(), id);
         id
     }
 }
@@ -95,7 +96,7 @@ struct SetRecord {
 pub(crate) struct Catalog {
     dict: Dictionary,
     groups: Vec<Vec<u32>>,
-    group_ids: HashMap<Vec<u32>, u32>,
+    group_ids: FastMap<Vec<u32>, u32>,
     /// By deployment chapter (relative to the source dir).
     deployments: HashMap<PathBuf, DeploymentRecord>,
     /// Every deployment shown, in reading order, for the overview.
@@ -134,12 +135,13 @@ impl Catalog {
     }
 
     fn set_record(&mut self, s: &SetSummary) -> SetRecord {
-        let mut body: Vec<String> = s.processes.clone();
-        body.extend(s.placeholders.iter().cloned());
-        for c in &s.commands {
-            body.extend(command_words(c));
-        }
-        let body = self.dict.ids_of(body.iter().map(String::as_str));
+        let words: Vec<String> = s.commands.iter().flat_map(|c| command_words(c)).collect();
+        let body = self.dict.ids_of(
+            (s.processes.iter())
+                .chain(&s.placeholders)
+                .chain(&words)
+                .map(String::as_str),
+        );
         let group = match self.group_ids.get(&body) {
             Some(g) => *g,
             None => {
@@ -159,7 +161,7 @@ impl Catalog {
                 s.tier.id(),
                 s.router.id(),
             ]),
-            id_tok: vec![self.dict.id(s.anchor.to_lowercase())],
+            id_tok: vec![self.dict.id(&s.anchor.to_lowercase())],
             group,
         }
     }

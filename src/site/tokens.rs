@@ -46,50 +46,74 @@ fn is_part_break(c: char) -> bool {
 
 /// One word as the index and the query compare it: lower-case, without
 /// leading `-`, `$`, `#` and trailing `.`, `:`, `=`, `,`.
+#[cfg(test)]
 pub(crate) fn normalize(word: &str) -> String {
-    word.trim_start_matches(['-', '$', '#'])
-        .trim_end_matches(['.', ':', '=', ','])
-        .to_lowercase()
+    let mut out = String::new();
+    normalize_into(word, &mut out);
+    out
+}
+
+/// [`normalize`] into a reused buffer: the index normalizes every word of
+/// every page, and a fresh `String` for each was a visible cost of a build.
+fn normalize_into(word: &str, out: &mut String) {
+    out.clear();
+    let word = word
+        .trim_start_matches(['-', '$', '#'])
+        .trim_end_matches(['.', ':', '=', ',']);
+    if word.is_ascii() {
+        out.push_str(word);
+        out.make_ascii_lowercase();
+    } else {
+        out.push_str(&word.to_lowercase());
+    }
 }
 
 /// The tokens of a text: every word whole, its parts, its parts that keep
 /// a `#n` (`agg#1`), and the word without a `#n` suffix (a cell id with or
 /// without its number). Duplicates are left in; the caller dedups.
+#[cfg(test)]
 pub(crate) fn tokens(text: &str, out: &mut Vec<String>) {
+    for_each_token(text, &mut String::new(), &mut |t| out.push(t.to_string()));
+}
+
+/// Hands each token of `text` (see [`tokens`]) to `f`, borrowed: the
+/// caller keeps only the words it has not seen. `word` is scratch space,
+/// reused across calls.
+pub(crate) fn for_each_token(text: &str, word: &mut String, f: &mut impl FnMut(&str)) {
     for raw in text.split(is_word_break) {
-        let word = normalize(raw);
+        normalize_into(raw, word);
         if word.is_empty() {
             continue;
         }
-        word_tokens(&word, out);
+        word_tokens(word, f);
     }
 }
 
-fn word_tokens(word: &str, out: &mut Vec<String>) {
-    out.push(word.to_string());
+fn word_tokens(word: &str, f: &mut impl FnMut(&str)) {
+    f(word);
     if !word.contains(is_part_break) {
         return;
     }
     for part in word.split(is_part_break).filter(|p| !p.is_empty()) {
-        out.push(part.to_string());
+        f(part);
     }
     if let Some((base, n)) = word.rsplit_once('#') {
         if !base.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
-            out.push(base.to_string());
+            f(base);
         }
         let coarse = |c: char| is_part_break(c) && c != '#';
         for part in word
             .split(coarse)
             .filter(|p| p.contains('#') && p.len() > 1)
         {
-            out.push(part.to_string());
+            f(part);
         }
     }
     // `--flag=value`: the flag on its own.
     if let Some((name, _)) = word.split_once('=')
         && !name.is_empty()
     {
-        out.push(name.to_string());
+        f(name);
     }
 }
 

@@ -172,6 +172,13 @@ pub(crate) fn table_cell(md: &str) -> String {
 /// Text for HTML: element content and (quoted) attribute values.
 pub(crate) fn html(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
+    html_into(&mut out, s);
+    out
+}
+
+/// [`html`] onto the end of `out`: the highlighter escapes every token of
+/// every block, and a `String` for each was a visible cost of a build.
+pub(crate) fn html_into(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -182,7 +189,6 @@ pub(crate) fn html(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// A value as JSON that is safe inside an inline `<script>`: `<`, `>` and

@@ -1,12 +1,13 @@
 //! Helpers every layer may use: escaping data text into Markdown, HTML and
 //! inline scripts (`escape`), HTML read as a browser reads it (`html`), text
-//! (slugs, closest names), Markdown parser options, paths and directory
+//! (slugs, closest names), fast hash maps, Markdown parser options, paths and directory
 //! walks, and ordered work on all cores.
 //!
 //! May use: std and external crates only; nothing else of this crate.
 
 pub(crate) mod escape;
 pub(crate) mod fs;
+pub(crate) mod hash;
 pub(crate) mod html;
 pub(crate) mod markdown;
 pub(crate) mod parallel;
