@@ -15,7 +15,7 @@ pub(crate) fn attribute(s: &str) -> String {
 
 /// JSON for inside `<script type="application/json">`: no data can close
 /// the script or open a comment.
-pub(crate) fn script_json(v: &serde_json::Value) -> String {
+pub(crate) fn script_json<T: serde::Serialize + ?Sized>(v: &T) -> String {
     escape::script_json(v).unwrap_or_else(|_| "null".into())
 }
 

@@ -10,7 +10,8 @@
 //!
 //! May use: `decode` (the model), `data` (routers, tiers), `render::html`.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde::ser::Serializer;
 
 use super::html;
 use crate::data::{KvTier, Router};
@@ -39,19 +40,39 @@ pub(super) fn selector_html(
     )
 }
 
+// The JSON is written from these borrowed structs (field order = key
+// order), not built as `serde_json::Value`s first: building and dropping
+// those trees was about a tenth of a sample build's instructions.
+
 /// The JSON the selector reads (see agentx.js for how).
-pub(super) fn selector_data(
-    page: &DecodedPage,
-    deployments: &[&Deployment],
-    on: &SelectorPage<'_>,
-) -> Value {
+#[derive(Serialize)]
+pub(super) struct SelectorData<'a> {
+    model: &'a str,
+    hw: Vec<&'a str>,
+    tiers: [(&'static str, &'static str); 3],
+    routers: [(&'static str, &'static str); 2],
+    deps: Vec<DeploymentData<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    section: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    here: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "window_map")]
+    win: Option<&'a [CommandSet]>,
+}
+
+/// The JSON the selector reads (see agentx.js for how).
+pub(super) fn selector_data<'a>(
+    page: &'a DecodedPage,
+    deployments: &[&'a Deployment],
+    on: &SelectorPage<'a>,
+) -> SelectorData<'a> {
     let mut hardware: Vec<(&str, &str)> = Vec::new();
     for id in &page.hardware {
         if let Some(d) = deployments.iter().find(|d| &d.hw == id) {
             hardware.push((&d.hw, &d.hw_label));
         }
     }
-    let deps: Vec<Value> = deployments
+    let deps = deployments
         .iter()
         .map(|d| {
             let hw = hardware.iter().position(|(id, _)| *id == d.hw);
@@ -59,75 +80,100 @@ pub(super) fn selector_data(
                 SelectorPage::Model { dir, .. } => format!("{dir}/{}.md", d.anchor),
                 SelectorPage::Deployment(_) => format!("{}.md", d.anchor),
             };
-            deployment_data(d, hw.unwrap_or(0), &href)
+            deployment_data(d, hw.unwrap_or(0), href)
         })
         .collect();
-    let mut v = json!({
-        "model": page.model,
-        "hw": hardware.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
-        "tiers": KvTier::ALL.iter().map(|t| json!([t.id(), t.label()])).collect::<Vec<_>>(),
-        "routers": Router::ALL.iter().map(|r| json!([r.id(), r.label()])).collect::<Vec<_>>(),
-        "deps": deps,
-    });
-    if let SelectorPage::Model { section, .. } = on {
-        v["section"] = json!(section);
+    let (section, here, win) = match on {
+        SelectorPage::Model { section, .. } => (Some(*section), None, None),
+        SelectorPage::Deployment(d) => (None, Some(d.anchor.as_str()), Some(&d.command_sets[..])),
+    };
+    SelectorData {
+        model: &page.model,
+        hw: hardware.iter().map(|(_, l)| *l).collect(),
+        tiers: KvTier::ALL.map(|t| (t.id(), t.label())),
+        routers: Router::ALL.map(|r| (r.id(), r.label())),
+        deps,
+        section,
+        here,
+        win,
     }
-    if let SelectorPage::Deployment(d) = on {
-        v["here"] = json!(d.anchor);
-        v["win"] = d
-            .command_sets
-            .iter()
-            .map(|s| (s.anchor.clone(), window_data(s)))
-            .collect::<serde_json::Map<String, Value>>()
-            .into();
-    }
-    v
+}
+
+/// `win`: each set's anchor → what its command window shows.
+fn window_map<S: Serializer>(sets: &Option<&[CommandSet]>, ser: S) -> Result<S::Ok, S::Error> {
+    let sets = sets.unwrap_or_default();
+    ser.collect_map(sets.iter().map(|s| (&s.anchor, window_data(s))))
 }
 
 /// One deployment: its chips' texts and every command set's keys.
-fn deployment_data(d: &Deployment, hw: usize, href: &str) -> Value {
-    let unavailable: serde_json::Map<String, Value> = d
-        .unavailable
-        .iter()
-        .map(|u| (u.tier.id().to_string(), json!(u.reason)))
-        .collect();
-    let points: Vec<Value> = (0..d.concs.len())
+#[derive(Serialize)]
+struct DeploymentData<'a> {
+    anchor: &'a str,
+    href: String,
+    hw: usize,
+    ckpt: &'a str,
+    label: &'a str,
+    sub: String,
+    submitted: &'static str,
+    available: Vec<&'static str>,
+    #[serde(serialize_with = "unavailable_map")]
+    unavailable: &'a Deployment,
+    /// `[label, measured status id or null]` per concurrency point.
+    points: Vec<(String, Option<&'static str>)>,
+    /// `[point, tier, router, anchor, status id, status label]` per set.
+    sets: Vec<(
+        usize,
+        &'static str,
+        &'static str,
+        &'a str,
+        &'static str,
+        String,
+    )>,
+}
+
+/// `unavailable`: tier id → the reason it is not offered.
+fn unavailable_map<S: Serializer>(d: &&Deployment, ser: S) -> Result<S::Ok, S::Error> {
+    ser.collect_map(d.unavailable.iter().map(|u| (u.tier.id(), &u.reason)))
+}
+
+fn deployment_data(d: &Deployment, hw: usize, href: String) -> DeploymentData<'_> {
+    let points = (0..d.concs.len())
         .map(|pi| {
             let measured = d
                 .command_sets
                 .iter()
                 .find(|s| s.point == pi)
                 .map(|s| s.measured.id());
-            json!([concs_label(&d.concs[pi]), measured])
+            (concs_label(&d.concs[pi]), measured)
         })
         .collect();
-    let sets: Vec<Value> = d
+    let sets = d
         .command_sets
         .iter()
         .map(|s| {
-            json!([
+            (
                 s.point,
                 s.tier.id(),
                 s.router.id(),
-                s.anchor,
+                s.anchor.as_str(),
                 s.status.id(),
-                s.status.label()
-            ])
+                s.status.label(),
+            )
         })
         .collect();
-    json!({
-        "anchor": d.anchor,
-        "href": href,
-        "hw": hw,
-        "ckpt": d.ckpt_label,
-        "label": d.label,
-        "sub": deployment_subline(d),
-        "submitted": d.submitted.id(),
-        "available": d.available.iter().map(|t| t.id()).collect::<Vec<_>>(),
-        "unavailable": unavailable,
-        "points": points,
-        "sets": sets,
-    })
+    DeploymentData {
+        anchor: &d.anchor,
+        href,
+        hw,
+        ckpt: &d.ckpt_label,
+        label: &d.label,
+        sub: deployment_subline(d),
+        submitted: d.submitted.id(),
+        available: d.available.iter().map(|t| t.id()).collect(),
+        unavailable: d,
+        points,
+        sets,
+    }
 }
 
 /// The Deployment chip's sub-line: `MTP 3-1-4 · 8 GPUs · c1, c4, c16`.
@@ -145,26 +191,35 @@ fn deployment_subline(d: &Deployment) -> String {
 /// What the command window of one set shows beyond the page's markup: the
 /// tab title, comment title and placement of each process, how many config
 /// files follow each, and whether an Env Vars block comes first.
-fn window_data(s: &CommandSet) -> Value {
-    let processes: Vec<Value> = s
-        .processes
-        .iter()
-        .map(|p| {
-            let files: Vec<Value> = p.files.iter().map(file_data).collect();
-            json!([&*p.title, &*p.long_title, &*p.placement, files])
-        })
-        .collect();
-    json!({
-        "env": !s.placeholders.is_empty(),
-        "procs": processes,
-        "loose": s.loose_files.iter().map(file_data).collect::<Vec<_>>(),
-    })
+#[derive(Serialize)]
+struct WindowData<'a> {
+    env: bool,
+    /// `[title, long title, placement, files]` per process.
+    procs: Vec<(&'a str, &'a str, &'a str, Vec<FileData<'a>>)>,
+    loose: Vec<FileData<'a>>,
+}
+
+fn window_data(s: &CommandSet) -> WindowData<'_> {
+    WindowData {
+        env: !s.placeholders.is_empty(),
+        procs: s
+            .processes
+            .iter()
+            .map(|p| {
+                let files = p.files.iter().map(file_data).collect();
+                (&*p.title, &*p.long_title, &*p.placement, files)
+            })
+            .collect(),
+        loose: s.loose_files.iter().map(file_data).collect(),
+    }
 }
 
 /// A config file in Copy all: `[name, "cat > name <<'EOF'", "EOF"]`.
-fn file_data(f: &ConfigFile) -> Value {
+type FileData<'a> = (&'a str, String, String);
+
+fn file_data(f: &ConfigFile) -> FileData<'_> {
     let (head, delim) = f.heredoc();
-    json!([f.name, head, delim])
+    (&f.name, head, delim)
 }
 
 #[cfg(test)]
