@@ -101,7 +101,15 @@ pub(crate) struct Catalog {
     deployments: HashMap<PathBuf, DeploymentRecord>,
     /// Every deployment shown, in reading order, for the overview.
     pub(super) overview: Vec<super::overview::OverviewRow>,
+    /// Token ids of a command's words, by command text. Why: processes recur
+    /// across a deployment's sets (frontends, nginx, NATS, unchanged
+    /// workers), and tokenizing them again was a tenth of a sample build.
+    command_ids: FastMap<String, Vec<u32>>,
 }
+
+/// Bound of `Catalog::command_ids` (entries); reaching it empties the cache.
+/// Repeats come from within a deployment, so a small cache keeps them.
+const MAX_CACHED_COMMANDS: usize = 2_000;
 
 impl Catalog {
     /// Takes in the deployments one expanded chapter shows.
@@ -135,13 +143,28 @@ impl Catalog {
     }
 
     fn set_record(&mut self, s: &SetSummary) -> SetRecord {
-        let words: Vec<String> = s.commands.iter().flat_map(|c| command_words(c)).collect();
-        let body = self.dict.ids_of(
+        // Words get their ids in the order they are first met (processes,
+        // placeholders, then each command's), cached or not.
+        let mut body = self.dict.ids_of(
             (s.processes.iter())
                 .chain(&s.placeholders)
-                .chain(&words)
                 .map(String::as_str),
         );
+        for c in &s.commands {
+            if let Some(ids) = self.command_ids.get(c.as_str()) {
+                body.extend_from_slice(ids);
+                continue;
+            }
+            let words = command_words(c);
+            let ids = self.dict.ids_of(words.iter().map(String::as_str));
+            body.extend_from_slice(&ids);
+            if self.command_ids.len() >= MAX_CACHED_COMMANDS {
+                self.command_ids.clear();
+            }
+            self.command_ids.insert(c.clone(), ids);
+        }
+        body.sort_unstable();
+        body.dedup();
         let group = match self.group_ids.get(&body) {
             Some(g) => *g,
             None => {
