@@ -217,42 +217,94 @@ pub(crate) fn highlight(lang: &str, code: &str) -> Arc<str> {
     html
 }
 
-/// Scope operations of one line, for one parser state before it, and the state after.
-type LineParse = (ParseState, Vec<(usize, ScopeStackOp)>, ParseState);
+/// One line's highlighting from one parser state and scope stack: the
+/// line's pieces (byte ranges with their token class) and the state and
+/// stack after it.
+#[derive(Debug)]
+struct LineTokens {
+    before: (ParseState, ScopeStack),
+    pieces: Vec<(usize, usize, Option<&'static str>)>,
+    after: (ParseState, ScopeStack),
+}
 
-/// Parses a line, reusing an earlier parse of the same line from the same state.
+/// A line's pieces and the parser state after it, reusing an earlier
+/// result for the same line from the same state and scope stack.
 ///
 /// Why: command blocks repeat the same lines (`  --host 0.0.0.0 \`) hundreds
-/// of times across command sets, and the grammar's regexes dominate a build.
-/// The cached result is exact: the ops depend only on the state and the text.
-fn parse_line_cached(
+/// of times across command sets; the grammar's regexes, then applying their
+/// scope operations and classing each token, dominated a build. The cached
+/// result is exact: pieces depend only on the line, the state and the stack.
+fn line_tokens(
     state: &mut ParseState,
+    stack: &mut ScopeStack,
     line: &str,
     set: &SyntaxSet,
     syntax: &str,
-) -> Option<Vec<(usize, ScopeStackOp)>> {
+    on_piece: &mut impl FnMut(&str, Option<&'static str>),
+) -> Option<()> {
     // Per thread: with Oniguruma a parse state holds raw pointers (not Send),
     // and pages of one chapter are laid out on the same thread anyway.
     thread_local! {
-        static LINES: RefCell<TwoLevelCache<Vec<LineParse>>> =
+        static LINES: RefCell<TwoLevelCache<Vec<LineTokens>>> =
             RefCell::new(TwoLevelCache::new(MAX_CACHED_LINES));
     }
     LINES.with(|cache| {
         if let Some(entries) = cache.borrow().get(syntax, line)
-            && let Some((_, ops, after)) = entries.iter().find(|(before, _, _)| before == state)
+            && let Some(hit) = entries
+                .iter()
+                .find(|e| e.before.0 == *state && e.before.1 == *stack)
         {
-            *state = after.clone();
-            return Some(ops.clone());
+            state.clone_from(&hit.after.0);
+            stack.clone_from(&hit.after.1);
+            for &(from, to, class) in &hit.pieces {
+                on_piece(&line[from..to], class);
+            }
+            return Some(());
         }
-        let before = state.clone();
+        let before = (state.clone(), stack.clone());
         let ops = state.parse_line(line, set).ok()?;
-        let parse = (before, ops.clone(), state.clone());
+        let mut pieces = Vec::new();
+        let mut pos = 0;
+        for (at, op) in ops
+            .iter()
+            .map(|(i, op)| (*i, op))
+            .chain(std::iter::once((line.len(), &ScopeStackOp::Noop)))
+        {
+            if at > pos {
+                let class = class_for_cached(stack.as_slice());
+                let text = &line[pos..at];
+                // Leading and trailing whitespace stay outside spans, so no
+                // span holds a line break.
+                let core = text.trim();
+                let lead = text.len() - text.trim_start().len();
+                let core_end = lead + core.len();
+                for (from, to, class) in [
+                    (0, lead, None),
+                    (lead, core_end, class),
+                    (core_end, text.len(), None),
+                ] {
+                    if to > from {
+                        pieces.push((pos + from, pos + to, class));
+                    }
+                }
+                pos = at;
+            }
+            stack.apply(op).ok()?;
+        }
+        for &(from, to, class) in &pieces {
+            on_piece(&line[from..to], class);
+        }
+        let entry = LineTokens {
+            before,
+            pieces,
+            after: (state.clone(), stack.clone()),
+        };
         let mut cache = cache.borrow_mut();
         match cache.get_mut(syntax, line) {
-            Some(entries) => entries.push(parse),
-            None => cache.insert(syntax, line, vec![parse]),
+            Some(entries) => entries.push(entry),
+            None => cache.insert(syntax, line, vec![entry]),
         }
-        Some(ops)
+        Some(())
     })
 }
 
@@ -283,38 +335,24 @@ fn highlight_uncached(lang: &str, code: &str) -> String {
         text.clear();
     };
     for line in LinesWithEndings::from(code) {
-        let Some(ops) = parse_line_cached(&mut state, line, set, &syntax.name) else {
+        let mut on_piece = |piece: &str, class: Option<&'static str>| {
+            if class != pending_class {
+                flush(&mut out, &mut pending, pending_class);
+                pending_class = class;
+            }
+            pending.push_str(piece);
+        };
+        let parsed = line_tokens(
+            &mut state,
+            &mut stack,
+            line,
+            set,
+            &syntax.name,
+            &mut on_piece,
+        );
+        if parsed.is_none() {
             // A grammar failure must not lose the text: fall back to plain.
             return escape_html(code);
-        };
-        let mut pos = 0;
-        for (at, op) in ops.iter().map(|(i, op)| (*i, op)).chain(std::iter::once((
-            line.len(),
-            &syntect::parsing::ScopeStackOp::Noop,
-        ))) {
-            if at > pos {
-                let class = class_for_cached(stack.as_slice());
-                let text = &line[pos..at];
-                // Leading and trailing whitespace stay outside spans, so no
-                // span holds a line break.
-                let core = text.trim();
-                let lead = &text[..text.len() - text.trim_start().len()];
-                let trail = &text[lead.len() + core.len()..];
-                for (piece, class) in [(lead, None), (core, class), (trail, None)] {
-                    if piece.is_empty() {
-                        continue;
-                    }
-                    if class != pending_class {
-                        flush(&mut out, &mut pending, pending_class);
-                        pending_class = class;
-                    }
-                    pending.push_str(piece);
-                }
-                pos = at;
-            }
-            if stack.apply(op).is_err() {
-                return escape_html(code);
-            }
         }
     }
     flush(&mut out, &mut pending, pending_class);
