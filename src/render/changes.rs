@@ -51,7 +51,7 @@ fn process_changes(derived: &Process, base: &Process) -> Option<String> {
     let mut added = Vec::new();
     let mut changed = Vec::new();
     for s in &d {
-        match find(&b, &s.key) {
+        match find(&b, s.key) {
             None => added.push(code(s.line)),
             Some(old) if old.line != s.line => {
                 changed.push(format!("{} → {}", code(old.line), code(s.line)))
@@ -61,7 +61,7 @@ fn process_changes(derived: &Process, base: &Process) -> Option<String> {
     }
     let removed: Vec<String> = b
         .iter()
-        .filter(|s| find(&d, &s.key).is_none())
+        .filter(|s| find(&d, s.key).is_none())
         .map(|s| code(s.line))
         .collect();
     let mut parts = Vec::new();
