@@ -58,7 +58,7 @@ pub fn run(root: &Path) -> Result<CheckReport> {
             l.failures().join("\n  ")
         );
     }
-    let site = Site::expand(dir, &mut lib)?;
+    let site = Site::expand(dir, &mut lib, None)?;
     let files = site.render_files(&BuildOptions::default())?;
     let links::LinkCheck { stats, problems } = links::check(&files, &["404.html"]);
     let mut report = check_library(lib.as_ref().expect("loaded above"), &mut registries)?;

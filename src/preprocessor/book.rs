@@ -2,10 +2,13 @@
 //! expansions and their deployment chapters back in reading order.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::Result;
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 
+use super::cache::{CachedExpansion, Dependency};
+use super::chapter::expand_tracked;
 use super::*;
 use crate::util::markdown::MarkdownConfig;
 
@@ -74,7 +77,9 @@ pub(crate) struct BookSettings<'a> {
 /// chapters; returns the directives left unexpanded (`on-error = "warn"`).
 ///
 /// `lib` holds the data: when empty, it is opened with `settings.residency` on the
-/// first directive; callers that rebuild (serve, watch) keep it. The command
+/// first directive; callers that rebuild (serve, watch) keep it, and a
+/// `cache` of expansions: a chapter whose text and pages are unchanged is
+/// taken from it, not expanded again. The command
 /// sets of each chapter go to `sets` as soon as a batch of chapters is done,
 /// so a large book never holds every set's text at once. Chapters expand on
 /// all cores; errors and warnings come in reading order. Warnings are
@@ -83,10 +88,15 @@ pub(crate) fn expand_book(
     book: &mut Book,
     settings: &BookSettings<'_>,
     lib: &mut Option<Library>,
+    mut cache: Option<&mut ExpansionCache>,
     sets: &mut ManifestSink<'_>,
 ) -> Result<Vec<String>> {
     let mut jobs = Vec::new();
     jobs_in(&book.items, settings, &mut 0, &mut jobs);
+    if let Some(c) = cache.as_deref_mut() {
+        c.begin();
+        c.keep_only(&jobs.iter().map(|j| j.path).collect());
+    }
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
@@ -106,27 +116,42 @@ pub(crate) fn expand_book(
     // Batches of a few chapters per core bound how many sets wait for `sets`.
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
     for chunk in jobs.chunks(batch) {
+        let reused = cache.as_deref();
         let expanded = crate::util::parallel::map(chunk, |job| {
+            if let Some(hit) = reused.and_then(|c| c.get(job.path, job.content, library)) {
+                return Ok(Expansion::Cached(hit));
+            }
             let options = ChapterOptions {
                 on_error: settings.agentx.on_error,
                 markdown: settings.markdown,
             };
-            expand_chapter_with(job.content, job.path, &job.display, library, options)
+            let (e, deps) = expand_tracked(job.content, job.path, &job.display, library, options)?;
+            Ok(Expansion::Fresh(e, deps))
         })?;
         for (job, e) in chunk.iter().zip(expanded) {
-            // Printed here, once and in reading order, for every command.
-            for w in &e.warnings {
-                eprintln!("warning: {w}");
-            }
-            warnings.extend(e.warnings);
-            sets(ChapterSets {
-                manifest: e.manifest,
-                deployments: e.deployments,
-            })?;
+            let (content, chapters, chapter_sets) = match (e, cache.as_deref_mut()) {
+                (Expansion::Cached(hit), _) => hit_parts(&hit),
+                (Expansion::Fresh(e, deps), Some(c)) => {
+                    c.count_expanded();
+                    // Printed here, once and in reading order, for every command.
+                    print_warnings(&e.warnings, &mut warnings);
+                    hit_parts(&c.insert(job.path, job.content, e, deps))
+                }
+                (Expansion::Fresh(e, _), None) => {
+                    print_warnings(&e.warnings, &mut warnings);
+                    let chapter_sets = ChapterSets {
+                        manifest: Arc::new(e.manifest),
+                        deployments: Arc::new(e.deployments),
+                        stamp: None,
+                    };
+                    (e.content, e.subchapters, chapter_sets)
+                }
+            };
+            sets(chapter_sets)?;
             results.push(ExpandedJob {
                 order: job.order,
-                content: e.content,
-                chapters: e.subchapters,
+                content,
+                chapters,
             });
         }
     }
@@ -134,6 +159,29 @@ pub(crate) fn expand_book(
     let mut results = results.into_iter().peekable();
     apply_expansions(&mut book.items, &mut 0, &mut results);
     Ok(warnings)
+}
+
+/// A chapter's expansion: taken from the cache, or made now with the pages it used.
+enum Expansion {
+    Cached(Arc<CachedExpansion>),
+    Fresh(Expanded, Vec<Dependency>),
+}
+
+/// What the book and the sink get of a cached expansion.
+fn hit_parts(hit: &CachedExpansion) -> (String, Vec<DeploymentChapter>, ChapterSets) {
+    let chapter_sets = ChapterSets {
+        manifest: hit.manifest.clone(),
+        deployments: hit.deployments.clone(),
+        stamp: Some(hit.stamp),
+    };
+    (hit.content.clone(), hit.subchapters.clone(), chapter_sets)
+}
+
+fn print_warnings(new: &[String], all: &mut Vec<String>) {
+    for w in new {
+        eprintln!("warning: {w}");
+    }
+    all.extend_from_slice(new);
 }
 
 /// Puts expanded chapters back into the book, in the walk [`jobs_in`] made,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 
+use super::cache::Dependency;
 use super::directive::{self, Found, Occurrence, Replacement};
 use super::parse::Directive;
 use super::*;
@@ -71,13 +72,25 @@ pub(crate) fn expand_chapter_with(
     lib: &Library,
     options: ChapterOptions,
 ) -> Result<Expanded> {
+    expand_tracked(content, chapter_path, display, lib, options).map(|(e, _)| e)
+}
+
+/// [`expand_chapter_with`], also returning the pages the directives used.
+pub(super) fn expand_tracked(
+    content: &str,
+    chapter_path: &Path,
+    display: &str,
+    lib: &Library,
+    options: ChapterOptions,
+) -> Result<(Expanded, Vec<Dependency>)> {
     let on_error = options.on_error;
     let occurrences = directive::find(content, options.markdown);
     if occurrences.is_empty() {
-        return Ok(Expanded {
+        let e = Expanded {
             content: content.to_string(),
             ..Expanded::default()
-        });
+        };
+        return Ok((e, Vec::new()));
     }
     let mut state = ChapterState::new(chapter_path, lib);
     let mut out = Expanded::default();
@@ -116,7 +129,7 @@ pub(crate) fn expand_chapter_with(
         }
     }
     out.content = directive::splice(content, &replacements);
-    Ok(out)
+    Ok((out, state.pages.into_iter().collect()))
 }
 
 fn fail_or_warn(

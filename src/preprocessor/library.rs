@@ -253,6 +253,23 @@ impl Library {
         }
     }
 
+    /// The decoded page a directive's (`data=`, `page=`) resolves to in a
+    /// resident library, without reading anything: `None` when it is not
+    /// decoded and kept (an on-demand library, an unknown page, a file
+    /// outside the library).
+    pub(super) fn resident_entry(
+        &self,
+        data: Option<&str>,
+        page: Option<&str>,
+    ) -> Option<Arc<DecodedPage>> {
+        let path = match (data, page) {
+            (Some(file), _) => self.root.join(file),
+            (None, Some(page)) => self.by_page.get(page)?.clone(),
+            (None, None) => return None,
+        };
+        self.entries.get(&path).cloned()
+    }
+
     /// The data file a directive names with `data=` (relative to the book root).
     pub(super) fn entry_for_file(&self, rel: &str) -> Result<Arc<DecodedPage>> {
         let path = self.root.join(rel);

@@ -7,6 +7,7 @@
 
 pub(crate) mod assets;
 mod book;
+mod cache;
 mod chapter;
 mod config;
 mod directive;
@@ -21,6 +22,7 @@ use mdbook_preprocessor::book::Book;
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 
 pub(crate) use self::book::*;
+pub(crate) use self::cache::ExpansionCache;
 pub use self::chapter::*;
 pub use self::config::*;
 pub use self::library::*;
@@ -57,7 +59,7 @@ impl Preprocessor for AgentxPreprocessor {
             markdown: markdown_from_mdbook(&ctx.config)?,
             residency: Residency::OnDemand,
         };
-        let warnings = expand_book(&mut book, &settings, &mut None, &mut |_| Ok(()))?;
+        let warnings = expand_book(&mut book, &settings, &mut None, None, &mut |_| Ok(()))?;
         if !warnings.is_empty() {
             eprintln!(
                 "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",

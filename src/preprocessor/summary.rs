@@ -4,6 +4,7 @@
 //! entries. mdBook's own runs ignore them.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::data::{KvTier, Router};
 use crate::decode::{CommandSet, Deployment, Status};
@@ -14,9 +15,12 @@ use crate::render;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ChapterSets {
     /// Every command set the chapter shows, for the manifest.
-    pub manifest: Vec<ManifestEntry>,
+    pub manifest: Arc<Vec<ManifestEntry>>,
     /// Every deployment it shows, for the overview and the search index.
-    pub deployments: Vec<DeploymentSummary>,
+    pub deployments: Arc<Vec<DeploymentSummary>>,
+    /// With an expansion cache: which expansion this is (the same while the
+    /// chapter is taken from the cache), for caches of what derives from it.
+    pub stamp: Option<u64>,
 }
 
 /// One deployment as a directive shows it.

@@ -45,7 +45,7 @@ impl Site {
         let counts = counts?;
         // Written from the entries in place: a rebuild should not copy every set's text.
         let mut manifest = crate::manifest::ManifestWriter::new(Vec::new())?;
-        for e in &self.manifest {
+        for e in self.manifest.iter().flat_map(|sets| sets.iter()) {
             manifest.push(e)?;
         }
         files.put(Path::new(crate::manifest::MANIFEST), manifest.finish()?.0)?;
@@ -337,7 +337,7 @@ pub(crate) fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
         &mut None,
         Residency::OnDemand,
         &mut |sets| {
-            entries.extend(sets);
+            entries.extend(sets.iter().cloned());
             Ok(())
         },
     )?;

@@ -34,6 +34,27 @@ impl RenderCache {
     }
 }
 
+/// What a rebuild reuses of the expansion (`serve`, `watch`): each
+/// chapter's expansion, and the search catalog of its deployments by the
+/// expansion's stamp. Clear it when `book.toml` changes.
+#[derive(Default)]
+pub(crate) struct ExpandCache {
+    pub(super) chapters: crate::preprocessor::ExpansionCache,
+    pub(super) catalogs: HashMap<u64, Arc<super::search::Catalog>>,
+}
+
+impl ExpandCache {
+    pub(crate) fn clear(&mut self) {
+        self.chapters.clear();
+        self.catalogs.clear();
+    }
+
+    /// Chapters the last expansion expanded rather than took from the cache.
+    pub(crate) fn chapters_expanded(&self) -> usize {
+        self.chapters.expanded()
+    }
+}
+
 pub(super) fn body_key(path: &Path, markdown: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     path.hash(&mut h);

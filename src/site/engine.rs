@@ -15,7 +15,7 @@ use anyhow::{Result, anyhow};
 
 use super::book::BookDir;
 use super::theme::Theme;
-use super::{BuildOptions, RenderCache, Rendered, Site};
+use super::{BuildOptions, ExpandCache, RenderCache, Rendered, Site};
 use crate::preprocessor::Library;
 
 /// What a changed path means for the next rebuild.
@@ -123,6 +123,8 @@ pub struct Rebuild {
     pub(crate) site: Site,
     pub(crate) rendered: Rendered,
     pub(crate) elapsed: Duration,
+    /// Chapters whose directives were expanded (the others came from the cache).
+    pub(crate) chapters_expanded: usize,
 }
 
 impl Rebuild {
@@ -134,6 +136,11 @@ impl Rebuild {
     /// Pages of the site.
     pub fn pages(&self) -> usize {
         self.site.pages.len()
+    }
+
+    /// Chapters whose directives were expanded (the others came from the cache).
+    pub fn chapters_expanded(&self) -> usize {
+        self.chapters_expanded
     }
 
     /// Chapter bodies rendered from Markdown (the others came from the cache).
@@ -157,6 +164,7 @@ pub struct Engine {
     /// Why `book.toml` failed to load, until it is fixed.
     config_error: Option<String>,
     cache: RenderCache,
+    expansions: ExpandCache,
 }
 
 impl Engine {
@@ -173,6 +181,7 @@ impl Engine {
             library: None,
             config_error: None,
             cache: RenderCache::default(),
+            expansions: ExpandCache::default(),
         })
     }
 
@@ -251,6 +260,7 @@ impl Engine {
                     self.theme =
                         Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
                     self.cache.clear();
+                    self.expansions.clear();
                 }
                 Change::Theme => {
                     self.theme =
@@ -269,12 +279,17 @@ impl Engine {
             return Err(anyhow!("{e}"));
         }
         let theme = self.theme.as_ref().map_err(|e| anyhow!("{e}"))?;
-        let site = Site::expand(self.dir.clone(), &mut self.library)?;
+        let site = Site::expand(
+            self.dir.clone(),
+            &mut self.library,
+            Some(&mut self.expansions),
+        )?;
         let rendered = site.render_with(theme, &mut self.cache, opts)?;
         Ok(Rebuild {
             site,
             rendered,
             elapsed: start.elapsed(),
+            chapters_expanded: self.expansions.chapters_expanded(),
         })
     }
 }
@@ -282,7 +297,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{mini_book, read, repo};
+    use crate::test_support::{copy_dir, mini_book, read, repo, temp};
 
     /// (path relative to the book root, what it means), for a book whose
     /// data directory lies inside its source dir, as the sample book's does.
@@ -397,5 +412,79 @@ mod tests {
             bodies >= 1 && bodies == pages && pages < 4,
             "{bodies} {pages}"
         );
+    }
+
+    /// A data-file edit expands again only the chapters whose directives use
+    /// that file (counted by the engine, not timed); every rebuild still
+    /// equals a fresh render.
+    #[test]
+    fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
+        let book = temp("engine-expansions");
+        std::fs::create_dir_all(&*book).unwrap();
+        for f in ["book.toml", "agentx.css", "agentx.js"] {
+            std::fs::copy(repo().join(f), book.join(f)).unwrap();
+        }
+        for d in ["content", "agentx"] {
+            copy_dir(&repo().join(d), &book.join(d));
+        }
+        // A second chapter showing DeepSeek-V4.1 (the authoring guide's
+        // directive is in a code block: not expanded).
+        let intro = book.join("content/intro.md");
+        std::fs::write(
+            &intro,
+            read(&intro) + "\n<<agentx page=\"DeepSeek-V4.1\">>\n",
+        )
+        .unwrap();
+        let opts = BuildOptions::default();
+        let mut engine = Engine::open(&book).unwrap();
+        let mut rebuild = |changes: &[Change]| {
+            let r = engine.rebuild(changes, &opts).unwrap();
+            let fresh = Site::load(&book).unwrap().render_files(&opts).unwrap();
+            assert!(
+                r.rendered.files == fresh,
+                "{changes:?}: differs from a fresh render"
+            );
+            r.chapters_expanded()
+        };
+        let edit = |rel: &str| {
+            let path = book.join(rel);
+            let text = read(&path);
+            let edited = text.replacen(
+                "\"--max-running-requests\": [\"",
+                "\"--max-running-requests\": [\"1",
+                1,
+            );
+            assert_ne!(text, edited, "{rel}");
+            std::fs::write(&path, edited).unwrap();
+            vec![Change::Data(vec![path])]
+        };
+        // Six model chapters, the introduction, and the authoring guide (its
+        // escaped directive is expanded to the literal text).
+        assert_eq!(rebuild(&[Change::Content]), 8);
+        assert_eq!(rebuild(&[Change::Content]), 0);
+        assert_eq!(rebuild(&edit("agentx/muse-spark-open.json")), 1);
+        assert_eq!(rebuild(&edit("agentx/deepseek-v4.1.json")), 2);
+        // A file no chapter shows.
+        std::fs::write(
+            book.join("agentx/extra.json"),
+            read(&book.join("agentx/glm-5.2.json")).replace("\"GLM-5.2\"", "\"GLM-Extra\""),
+        )
+        .unwrap();
+        assert_eq!(
+            rebuild(&[Change::Data(vec![book.join("agentx/extra.json")])]),
+            0
+        );
+        // A chapter's text: that chapter.
+        let glm = book.join("content/models/glm-5.2.md");
+        std::fs::write(&glm, read(&glm) + "\nOne more line.\n").unwrap();
+        assert_eq!(rebuild(&[Change::Content]), 1);
+        // A file the page moves to: the chapter follows it.
+        std::fs::remove_file(book.join("agentx/muse-spark-open.json")).unwrap();
+        let moved = book.join("agentx/muse.json");
+        std::fs::write(&moved, read(&repo().join("agentx/muse-spark-open.json"))).unwrap();
+        let gone = book.join("agentx/muse-spark-open.json");
+        assert_eq!(rebuild(&[Change::Data(vec![gone, moved])]), 1);
+        // `book.toml`: every chapter.
+        assert_eq!(rebuild(&[Change::Config]), 8);
     }
 }

@@ -32,6 +32,7 @@ mod tokens;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
@@ -43,7 +44,7 @@ use crate::preprocessor::{self, Residency};
 pub use self::build::build;
 pub(crate) use self::build::{book_manifest, build_inspected, output_dir};
 use self::cache::CacheKeys;
-pub(crate) use self::cache::RenderCache;
+pub(crate) use self::cache::{ExpandCache, RenderCache};
 use self::layout::redirect_html;
 pub(crate) use self::output::{FileSink, MemoryFiles, SiteFile, write_atomically};
 use self::output::{Inspect, Inspected, Staging};
@@ -100,14 +101,15 @@ pub(crate) struct Site {
     /// Lookups into `sidebar`, so each page's rows cost O(1) to pick.
     pub sidebar_index: SidebarIndex,
     pub command_sets: usize,
-    /// Every command set the book shows.
-    pub manifest: Vec<crate::manifest::ManifestEntry>,
+    /// Every command set the book shows, by chapter.
+    pub manifest: Vec<Arc<Vec<crate::manifest::ManifestEntry>>>,
     /// The deployments the book shows, for search and the overview.
     pub catalog: Catalog,
 }
 
 /// Where [`Site::expand_with`] sends each chapter's manifest entries.
-pub(crate) type EntrySink<'a> = dyn FnMut(Vec<crate::manifest::ManifestEntry>) -> Result<()> + 'a;
+pub(crate) type EntrySink<'a> =
+    dyn FnMut(Arc<Vec<crate::manifest::ManifestEntry>>) -> Result<()> + 'a;
 
 /// `x.md` → `x.html`
 pub(crate) fn html_path(md: &Path) -> PathBuf {
@@ -137,21 +139,27 @@ struct RenderCounts {
 impl Site {
     /// Reads the book and runs the preprocessor on it.
     pub(crate) fn load(root: &Path) -> Result<Site> {
-        Site::expand(BookDir::open(root)?, &mut None)
+        Site::expand(BookDir::open(root)?, &mut None, None)
     }
 
     /// Reads the chapters of an opened book and runs the preprocessor on them,
     /// with the data library `lib` (loaded on first use, then reused), keeping
-    /// every command set for the manifest.
-    pub(crate) fn expand(dir: BookDir, lib: &mut Option<preprocessor::Library>) -> Result<Site> {
+    /// every command set for the manifest. With a `cache`, chapters whose
+    /// text and data did not change are taken from it (`serve`, `watch`).
+    pub(crate) fn expand(
+        dir: BookDir,
+        lib: &mut Option<preprocessor::Library>,
+        cache: Option<&mut ExpandCache>,
+    ) -> Result<Site> {
         let mut manifest = Vec::new();
-        let mut site = Site::expand_with(dir, lib, Residency::Resident, &mut |sets| {
-            manifest.extend(sets);
+        let mut site = Site::expand_cached(dir, lib, Residency::Resident, cache, &mut |sets| {
+            manifest.push(sets);
             Ok(())
         })?;
         // A command set shown by two directives counts once.
         site.command_sets = manifest
             .iter()
+            .flat_map(|sets| sets.iter())
             .map(|e| (&e.page, &e.id))
             .collect::<HashSet<_>>()
             .len();
@@ -168,6 +176,16 @@ impl Site {
         residency: Residency,
         sets: &mut EntrySink<'_>,
     ) -> Result<Site> {
+        Site::expand_cached(dir, lib, residency, None, sets)
+    }
+
+    fn expand_cached(
+        dir: BookDir,
+        lib: &mut Option<preprocessor::Library>,
+        residency: Residency,
+        mut cache: Option<&mut ExpandCache>,
+        sets: &mut EntrySink<'_>,
+    ) -> Result<Site> {
         let root = dir.root.clone();
         let mut book = dir.load_book()?;
         // Directives left unexpanded were reported as they were met.
@@ -179,10 +197,28 @@ impl Site {
             residency,
         };
         let mut catalog = Catalog::default();
-        preprocessor::expand_book(&mut book, &settings, lib, &mut |chapter| {
-            catalog.add(&chapter.deployments);
+        let (chapters, catalogs) = match cache.as_deref_mut() {
+            Some(c) => (Some(&mut c.chapters), Some(&mut c.catalogs)),
+            None => (None, None),
+        };
+        let mut stamps = HashSet::new();
+        let mut catalogs = catalogs;
+        preprocessor::expand_book(&mut book, &settings, lib, chapters, &mut |chapter| {
+            match (chapter.stamp, catalogs.as_deref_mut()) {
+                (Some(stamp), Some(cached)) => {
+                    stamps.insert(stamp);
+                    let part = cached
+                        .entry(stamp)
+                        .or_insert_with(|| Arc::new(Catalog::of(&chapter.deployments)));
+                    catalog.merge(part);
+                }
+                _ => catalog.add(&chapter.deployments),
+            }
             sets(chapter.manifest)
         })?;
+        if let Some(c) = cache {
+            c.catalogs.retain(|stamp, _| stamps.contains(stamp));
+        }
         let mut pages = Vec::new();
         let mut sidebar = Vec::new();
         flatten(book.items, 0, &mut pages, &mut sidebar);

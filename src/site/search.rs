@@ -114,6 +114,75 @@ const MAX_CACHED_COMMANDS: usize = 2_000;
 impl Catalog {
     /// Takes in the deployments one expanded chapter shows.
     pub(crate) fn add(&mut self, deployments: &[DeploymentSummary]) {
+        self.merge(&Catalog::of(deployments));
+    }
+
+    /// The catalog of one chapter's deployments alone, numbered on its own:
+    /// [`Catalog::merge`] renumbers it, so a rebuild can keep it for a
+    /// chapter that did not change.
+    pub(crate) fn of(deployments: &[DeploymentSummary]) -> Catalog {
+        let mut part = Catalog::default();
+        part.tokenize(deployments);
+        part
+    }
+
+    /// Adds a chapter's catalog (from [`Catalog::of`]) after what this one
+    /// holds, exactly as if its deployments had been tokenized here: words
+    /// and token groups are numbered in order of first use, and a chapter's
+    /// own first uses come in its own numbering's order.
+    pub(crate) fn merge(&mut self, part: &Catalog) {
+        let words: Vec<u32> = part.dict.words.iter().map(|w| self.dict.id(w)).collect();
+        let renumber = |ids: &[u32]| {
+            let mut v: Vec<u32> = ids.iter().map(|&i| words[i as usize]).collect();
+            v.sort_unstable();
+            v
+        };
+        let groups: Vec<u32> = part
+            .groups
+            .iter()
+            .map(|body| self.group_of(renumber(body)))
+            .collect();
+        self.overview.extend(part.overview.iter().cloned());
+        for (chapter, d) in &part.deployments {
+            let sets = d
+                .sets
+                .iter()
+                .map(|s| SetRecord {
+                    anchor: s.anchor.clone(),
+                    title: s.title.clone(),
+                    status: s.status,
+                    title_tok: renumber(&s.title_tok),
+                    ctx_tok: renumber(&s.ctx_tok),
+                    id_tok: renumber(&s.id_tok),
+                    group: groups[s.group as usize],
+                })
+                .collect();
+            let record = DeploymentRecord {
+                model: d.model.clone(),
+                status: d.status,
+                status_tok: renumber(&d.status_tok),
+                ctx: renumber(&d.ctx),
+                id: renumber(&d.id),
+                sets,
+            };
+            self.deployments.insert(chapter.clone(), record);
+        }
+    }
+
+    /// The number of a token group, given one if new.
+    fn group_of(&mut self, body: Vec<u32>) -> u32 {
+        match self.group_ids.get(&body) {
+            Some(g) => *g,
+            None => {
+                let g = self.groups.len() as u32;
+                self.groups.push(body.clone());
+                self.group_ids.insert(body, g);
+                g
+            }
+        }
+    }
+
+    fn tokenize(&mut self, deployments: &[DeploymentSummary]) {
         for d in deployments {
             self.overview.push(super::overview::OverviewRow::of(d));
             let detail = d.detail.as_deref().unwrap_or("");
@@ -165,15 +234,7 @@ impl Catalog {
         }
         body.sort_unstable();
         body.dedup();
-        let group = match self.group_ids.get(&body) {
-            Some(g) => *g,
-            None => {
-                let g = self.groups.len() as u32;
-                self.groups.push(body.clone());
-                self.group_ids.insert(body, g);
-                g
-            }
-        };
+        let group = self.group_of(body);
         SetRecord {
             anchor: s.anchor.clone(),
             title: s.title.clone(),
@@ -355,9 +416,10 @@ mod tests {
     fn every_set_once_with_its_words() {
         let (site, index) = mini_index();
         let sets = index["s"].as_array().unwrap();
-        assert_eq!(sets.len(), site.manifest.len());
+        let manifest: Vec<_> = site.manifest.iter().flat_map(|m| m.iter()).collect();
+        assert_eq!(sets.len(), manifest.len());
         let anchors: HashSet<&str> = sets.iter().map(|s| s[1].as_str().unwrap()).collect();
-        for e in &site.manifest {
+        for e in manifest {
             assert!(anchors.contains(e.id.as_str()), "{} not indexed", e.id);
         }
         // Words are distinct; sets with the same flags share a group.

@@ -8,6 +8,7 @@
 //!   one's, `--directives 1000,10000` adds one chapter of that many
 //!   directives through the mdBook protocol (`--directives-only`: just that).
 //! - `deployments`: a model with N deployments (scale figures, issue 12).
+//! - `serve-latency`: from a data-file edit to `serve`'s reload event.
 
 mod bench;
 mod builds;
@@ -17,6 +18,7 @@ mod directives;
 mod measure;
 mod realdata;
 mod scaled;
+mod serve_latency;
 mod weight;
 
 use std::path::PathBuf;
@@ -83,6 +85,20 @@ enum Task {
         #[arg(long)]
         write: Option<PathBuf>,
     },
+    /// Time from a data-file edit to `serve`'s reload event (debounce
+    /// included), median of `--runs` edits; `--compare NAME=BINARY` adds
+    /// other binaries, edited in turn with this one.
+    ServeLatency {
+        /// Book directory (holding book.toml).
+        #[arg(default_value = ".")]
+        book_dir: PathBuf,
+        /// Edits per binary (the median is reported).
+        #[arg(long, default_value_t = 15)]
+        runs: usize,
+        /// Another binary to measure, as NAME=PATH (repeatable).
+        #[arg(long, value_name = "NAME=PATH")]
+        compare: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -113,6 +129,11 @@ fn main() -> ExitCode {
             runs,
             write,
         } => deployments_task(&counts, runs, write),
+        Task::ServeLatency {
+            book_dir,
+            runs,
+            compare,
+        } => serve_latency_task(book_dir, runs, &compare),
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
@@ -136,4 +157,19 @@ fn deployments_task(counts: &[usize], runs: usize, write: Option<PathBuf>) -> an
     let exe = bench::release_binary()?;
     print!("{}", deployments::measure(&exe, &sample, counts, runs)?);
     Ok(())
+}
+
+fn serve_latency_task(book: PathBuf, runs: usize, compare: &[String]) -> anyhow::Result<()> {
+    let mut binaries = vec![("this tree".to_string(), bench::release_binary()?)];
+    for c in compare {
+        let (name, path) = c
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("--compare {c:?}: expected NAME=PATH"))?;
+        binaries.push((name.to_string(), PathBuf::from(path)));
+    }
+    serve_latency::run(&serve_latency::LatencyOptions {
+        book,
+        runs,
+        binaries,
+    })
 }
