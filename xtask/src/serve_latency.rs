@@ -129,13 +129,6 @@ fn cell(samples: &[Duration]) -> String {
 /// live-reload stream.
 fn start(name: &str, exe: &Path, sample: &Path, dir: &Path) -> Result<Server> {
     let layout = copy_book(sample, dir)?;
-    // And the files beside book.toml (`additional-css`, `additional-js`).
-    for entry in std::fs::read_dir(sample)? {
-        let path = entry?.path();
-        if path.is_file() {
-            std::fs::copy(&path, dir.join(path.file_name().expect("a file")))?;
-        }
-    }
     let files = mdbook_agentx::data_files(&[dir.join(&layout.data_dir)])?;
     let data_file = files
         .iter()
