@@ -9,6 +9,8 @@
 //!   directives through the mdBook protocol (`--directives-only`: just that).
 //! - `deployments`: a model with N deployments (scale figures, issue 12).
 //! - `serve-latency`: from a data-file edit to `serve`'s reload event.
+//! - `scaled`: writes the synthetic N× book `bench --scale` measures, to
+//!   build or check it by hand (e.g. under a memory profiler).
 
 mod bench;
 mod builds;
@@ -99,6 +101,14 @@ enum Task {
         #[arg(long, value_name = "NAME=PATH")]
         compare: Vec<String>,
     },
+    /// Write the synthetic book N× the sample that `bench --scale N` builds.
+    Scaled {
+        /// How many times the sample.
+        #[arg(long)]
+        scale: usize,
+        /// Directory to write it into (replaced).
+        out: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -134,6 +144,7 @@ fn main() -> ExitCode {
             runs,
             compare,
         } => serve_latency_task(book_dir, runs, &compare),
+        Task::Scaled { scale, out } => scaled_task(scale, &out),
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
@@ -172,4 +183,11 @@ fn serve_latency_task(book: PathBuf, runs: usize, compare: &[String]) -> anyhow:
         runs,
         binaries,
     })
+}
+
+fn scaled_task(scale: usize, out: &std::path::Path) -> anyhow::Result<()> {
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    scaled::write_scaled_book(&sample, scale.max(1), out)?;
+    eprintln!("wrote a book {scale}× the sample in {}", out.display());
+    Ok(())
 }
