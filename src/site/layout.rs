@@ -71,9 +71,15 @@ impl Site {
             .find(|h| h.level == 1)
             .map(|h| h.text.clone())
             .unwrap_or_else(|| page.title.clone());
-        let content = match (i == self.landing_page(), &self.overview_for(&root)) {
-            (true, Some(overview)) => after_title(&body.html, overview),
-            _ => body.html.clone(),
+        // Only the landing page shows the overview: made for it alone, as it
+        // grows with the book (made for every page, it made a large build
+        // quadratic).
+        let overview = (i == self.landing_page())
+            .then(|| self.overview_for(&root))
+            .flatten();
+        let content = match overview {
+            Some(overview) => after_title(&body.html, &overview),
+            None => body.html.clone(),
         };
         let mut ctx = self.base_context(&root);
         ctx.insert(
@@ -197,10 +203,7 @@ impl Site {
 impl Site {
     /// The page that opens the book: `index.md`, or else the first chapter.
     pub(super) fn landing_page(&self) -> usize {
-        self.pages
-            .iter()
-            .position(|p| p.path == std::path::Path::new("index.md"))
-            .unwrap_or(0)
+        self.landing
     }
 
     /// The overview of the book's models, linking from a page at `root`.

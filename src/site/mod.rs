@@ -105,6 +105,9 @@ pub(crate) struct Site {
     pub manifest: Vec<Arc<Vec<crate::manifest::ManifestEntry>>>,
     /// The deployments the book shows, for search and the overview.
     pub catalog: Catalog,
+    /// The page that opens the book: `index.md`, or else the first chapter
+    /// (found once: every page asks).
+    landing: usize,
 }
 
 /// Where [`Site::expand_with`] sends each chapter's manifest entries.
@@ -228,8 +231,13 @@ impl Site {
                 dir.display_path(&dir.src_dir().join("SUMMARY.md"))
             );
         }
+        let landing = pages
+            .iter()
+            .position(|p| p.path == Path::new("index.md"))
+            .unwrap_or(0);
         Ok(Site {
             dir,
+            landing,
             pages,
             sidebar_index: SidebarIndex::new(&sidebar),
             sidebar,
