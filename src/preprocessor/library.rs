@@ -97,6 +97,35 @@ impl Library {
         bounds: Bounds,
         residency: Residency,
     ) -> Result<Library> {
+        Library::open_with(root, data_dir, bounds, residency, None)
+    }
+
+    /// Decodes every data file as a resident library does (the same files
+    /// load, fail and warn, in the same order), but hands each decoded page
+    /// to `visit` (with its file) and drops it: afterwards the library
+    /// decodes a page when a directive uses it, as an on-demand one does.
+    /// Why: `check` reads every page once, and at 100× the sample all
+    /// decoded pages would take about 350 MiB. `visit` may see a file whose
+    /// page another file already defines; [`Library::page_files`] lists the
+    /// files that count.
+    pub(crate) fn open_visiting(
+        root: &Path,
+        data_dir: &Path,
+        bounds: Bounds,
+        visit: &mut dyn FnMut(&Path, &DecodedPage),
+    ) -> Result<Library> {
+        let mut lib = Library::open_with(root, data_dir, bounds, Residency::Resident, Some(visit))?;
+        lib.residency = Residency::OnDemand;
+        Ok(lib)
+    }
+
+    fn open_with(
+        root: &Path,
+        data_dir: &Path,
+        bounds: Bounds,
+        residency: Residency,
+        mut visit: Option<&mut dyn FnMut(&Path, &DecodedPage)>,
+    ) -> Result<Library> {
         let dir = root.join(data_dir);
         if !dir.is_dir() {
             bail!(
@@ -119,7 +148,7 @@ impl Library {
             warned: Mutex::new(HashSet::new()),
         };
         for path in files.into_iter().filter(|p| data::is_data_file(p)) {
-            lib.insert(path);
+            lib.insert(path, visit.as_deref_mut());
         }
         Ok(lib)
     }
@@ -134,12 +163,23 @@ impl Library {
         path.starts_with(&self.dir) && data::is_data_file(path)
     }
 
-    fn insert(&mut self, path: PathBuf) {
+    /// Adds one data file; a resident library decodes it, and keeps it
+    /// unless `visit` takes it.
+    fn insert<'v>(
+        &mut self,
+        path: PathBuf,
+        visit: Option<&mut (dyn FnMut(&Path, &DecodedPage) + 'v)>,
+    ) {
         let model = match self.residency {
             Residency::Resident => match self.load_entry(&path) {
                 Ok(entry) => {
                     let model = entry.model.clone();
-                    self.entries.insert(path.clone(), Arc::new(entry));
+                    match visit {
+                        Some(visit) => visit(&path, &entry),
+                        None => {
+                            self.entries.insert(path.clone(), Arc::new(entry));
+                        }
+                    }
                     model
                 }
                 Err(e) => {
@@ -205,7 +245,7 @@ impl Library {
         }
         for path in changed {
             if path.is_file() && self.is_data_file(path) {
-                self.insert(path.clone());
+                self.insert(path.clone(), None);
             }
         }
         // A file that clashed with a removed one may now load.
@@ -217,8 +257,15 @@ impl Library {
             .collect();
         for p in retry {
             self.failed.remove(&p);
-            self.insert(p);
+            self.insert(p, None);
         }
+    }
+
+    /// Every page name with its data file, by name.
+    pub(crate) fn page_files(&self) -> impl Iterator<Item = (&str, &Path)> {
+        self.by_page
+            .iter()
+            .map(|(name, path)| (name.as_str(), path.as_path()))
     }
 
     /// Every decoded page by name (resident libraries; an on-demand library has none).

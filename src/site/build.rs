@@ -19,6 +19,7 @@ use crate::util::fs::is_plain_relative;
 
 impl Site {
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
+    #[cfg(test)]
     pub(crate) fn render_files(&self, opts: &BuildOptions) -> Result<Vec<SiteFile>> {
         let theme = Theme::load(&self.dir.root, &self.dir.bounds)?;
         Ok(self
@@ -327,6 +328,25 @@ pub(crate) fn build_inspected(
         elapsed: start.elapsed(),
     };
     Ok((report, problems))
+}
+
+/// Renders the book in `dir` page by page, as [`build`] does but without
+/// writing anything, and checks its internal links and anchors as pages go
+/// by (`check`; `skip` as for [`links::check`]): memory holds what a build
+/// holds, plus the site's ids and links.
+pub(crate) fn check_links(
+    dir: BookDir,
+    lib: &mut Option<crate::preprocessor::Library>,
+    skip: &[&str],
+) -> Result<links::LinkCheck> {
+    let mut site = Site::expand_with(dir, lib, Residency::OnDemand, &mut |_| Ok(()))?;
+    let theme = Theme::load(&site.dir.root, &site.dir.bounds)?;
+    let collector = links::LinkCollector::new(skip);
+    let markdown = site.take_markdown();
+    site.render_into(markdown, &theme, None, &BuildOptions::default(), &collector)?;
+    // The build writes the manifest too; it has no links.
+    collector.name_file(Path::new(crate::manifest::MANIFEST));
+    Ok(collector.finish())
 }
 
 /// The manifest of the book in `root`: its chapters expanded, nothing rendered.

@@ -1,11 +1,12 @@
-//! Internal link and anchor checking over a built site (in memory or on disk):
-//! every internal `href` must name an existing page, every `#fragment` an id
-//! on that page, and ids must be unique per page.
+//! Internal link and anchor checking over a built site (in memory, or
+//! streamed as it is rendered): every internal `href` must name an existing
+//! page, every `#fragment` an id on that page, and ids must be unique per page.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-use super::SiteFile;
+use super::{FileSink, SiteFile};
 use crate::util::fs::normalize;
 
 /// One problem, located by page.
@@ -97,43 +98,13 @@ fn is_internal(href: &str) -> bool {
 /// Checks every HTML page in `files` (paths relative to the site root).
 /// `skip` lists pages whose links are not checked (e.g. `404.html`, whose
 /// links are absolute from the server root).
+#[cfg(test)]
 pub(crate) fn check(files: &[SiteFile], skip: &[&str]) -> LinkCheck {
-    let pages: Vec<Page<'_>> = files
-        .iter()
-        .filter(|f| f.path.extension().is_some_and(|e| e == "html"))
-        .map(|f| Page {
-            path: &f.path,
-            html: String::from_utf8_lossy(&f.bytes).into_owned(),
-        })
-        .collect();
-    let mut out = LinkCheck::default();
-    let ids: HashMap<&Path, HashSet<String>> = pages
-        .iter()
-        .map(|p| (p.path.as_path(), p.ids(&mut out)))
-        .collect();
-    let site = Targets {
-        all: files.iter().map(|f| f.path.clone()).collect(),
-        ids,
-    };
-    for page in pages
-        .iter()
-        .filter(|p| !skip.iter().any(|s| Path::new(s) == p.path))
-    {
-        out.stats.pages += 1;
-        for href in attribute_values(&page.html, "href") {
-            let href = unescape(href);
-            if is_internal(&href) {
-                out.stats.links += 1;
-                if let Some(message) = site.broken(page.path, &href) {
-                    out.problems.push(LinkProblem {
-                        page: page.path.clone(),
-                        message,
-                    });
-                }
-            }
-        }
+    let collector = LinkCollector::new(skip);
+    for f in files {
+        collector.add(&f.path, &f.bytes);
     }
-    out
+    collector.finish()
 }
 
 /// What a link check found.
@@ -143,49 +114,225 @@ pub(crate) struct LinkCheck {
     pub problems: Vec<LinkProblem>,
 }
 
-/// An HTML page of the site.
-struct Page<'a> {
-    path: &'a PathBuf,
-    html: String,
+/// A link check over files as they stream past (a [`FileSink`], fed from
+/// several threads): it keeps every file's path, each page's ids and the
+/// links that point to another file, never a page's HTML, so its memory
+/// grows with the site's anchors and links, not its bytes. Links within a
+/// page are checked at once; the others when every file has been seen.
+pub(crate) struct LinkCollector {
+    /// Pages whose links are not checked.
+    skip: Vec<PathBuf>,
+    seen: Mutex<Collected>,
 }
 
-impl Page<'_> {
-    /// Its ids; a repeated one is a problem.
-    fn ids(&self, out: &mut LinkCheck) -> HashSet<String> {
-        let mut seen = HashSet::new();
-        for id in attribute_values(&self.html, "id") {
+/// What [`LinkCollector`] has kept so far.
+#[derive(Default)]
+struct Collected {
+    files: HashSet<PathBuf>,
+    pages: Vec<PageRecord>,
+    /// Directories of linking pages, numbered.
+    dirs: HashMap<PathBuf, u32>,
+    /// Links to another file, numbered by (directory of the linking page,
+    /// href): pages of one directory share most of them (sidebars), and
+    /// where such a link leads depends on nothing else.
+    links: HashMap<(u32, Box<str>), u32>,
+}
+
+/// One HTML page, as the link check keeps it.
+struct PageRecord {
+    path: PathBuf,
+    /// Its distinct ids.
+    ids: HashSet<Box<str>>,
+    /// Ids used more than once, in order.
+    repeated: Vec<String>,
+    /// Internal links (none for a skipped page), and those kept to report.
+    internal: usize,
+    links: Vec<PageLink>,
+}
+
+/// A link of a page, in page order: a broken link within the page, or a
+/// link to another file, resolved at the end.
+enum PageLink {
+    Broken(String),
+    Elsewhere(u32),
+}
+
+impl LinkCollector {
+    pub(crate) fn new(skip: &[&str]) -> LinkCollector {
+        LinkCollector {
+            skip: skip.iter().map(PathBuf::from).collect(),
+            seen: Mutex::new(Collected::default()),
+        }
+    }
+
+    /// Takes in one file of the site; an HTML page is read for ids and links.
+    pub(crate) fn add(&self, path: &Path, bytes: &[u8]) {
+        if path.extension().is_none_or(|e| e != "html") {
+            self.seen
+                .lock()
+                .expect("links lock")
+                .files
+                .insert(path.to_path_buf());
+            return;
+        }
+        let html = String::from_utf8_lossy(bytes);
+        let mut page = PageRecord {
+            path: path.to_path_buf(),
+            ids: HashSet::new(),
+            repeated: Vec::new(),
+            internal: 0,
+            links: Vec::new(),
+        };
+        for id in attribute_values(&html, "id") {
             let id = unescape(id);
-            if !seen.insert(id.clone()) {
+            if page.ids.contains(id.as_str()) {
+                page.repeated.push(id);
+            } else {
+                page.ids.insert(id.into_boxed_str());
+            }
+        }
+        // Links within the page are checked now (its ids are all known);
+        // the others are numbered under the lock.
+        let mut elsewhere = Vec::new();
+        if !self.skip.iter().any(|s| s == path) {
+            for href in attribute_values(&html, "href") {
+                let href = unescape(href);
+                if !is_internal(&href) {
+                    continue;
+                }
+                page.internal += 1;
+                match href.strip_prefix('#') {
+                    Some(frag) => {
+                        if let Some(message) = missing_id(&page.ids, path, &href, frag) {
+                            page.links.push(PageLink::Broken(message));
+                        }
+                    }
+                    None => {
+                        elsewhere.push(page.links.len());
+                        page.links.push(PageLink::Broken(href));
+                    }
+                }
+            }
+        }
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let mut seen = self.seen.lock().expect("links lock");
+        let seen = &mut *seen;
+        seen.files.insert(path.to_path_buf());
+        let next = seen.dirs.len() as u32;
+        let dir = *seen.dirs.entry(dir.to_path_buf()).or_insert(next);
+        for at in elsewhere {
+            let PageLink::Broken(href) =
+                std::mem::replace(&mut page.links[at], PageLink::Elsewhere(0))
+            else {
+                unreachable!("set above")
+            };
+            let next = seen.links.len() as u32;
+            let n = *seen
+                .links
+                .entry((dir, href.into_boxed_str()))
+                .or_insert(next);
+            page.links[at] = PageLink::Elsewhere(n);
+        }
+        seen.pages.push(page);
+    }
+
+    /// Names a file of the site without its bytes (one that has no links).
+    pub(crate) fn name_file(&self, path: &Path) {
+        debug_assert!(path.extension().is_none_or(|e| e != "html"));
+        self.seen
+            .lock()
+            .expect("links lock")
+            .files
+            .insert(path.to_path_buf());
+    }
+
+    /// Resolves the links to other files and reports, by page path, repeated
+    /// ids first, then broken links in page order.
+    pub(crate) fn finish(self) -> LinkCheck {
+        let Collected {
+            files,
+            mut pages,
+            dirs,
+            links,
+        } = self.seen.into_inner().expect("links lock");
+        pages.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut out = LinkCheck::default();
+        for p in &pages {
+            for id in &p.repeated {
                 out.problems.push(LinkProblem {
-                    page: self.path.clone(),
+                    page: p.path.clone(),
                     message: format!("id `{id}` is used more than once"),
                 });
             }
+            out.stats.anchors += p.ids.len();
         }
-        out.stats.anchors += seen.len();
-        seen
+        let site = Targets {
+            ids: pages.iter().map(|p| (p.path.as_path(), &p.ids)).collect(),
+            all: files,
+        };
+        let mut dir_of = vec![Path::new(""); dirs.len()];
+        for (d, n) in &dirs {
+            dir_of[*n as usize] = d.as_path();
+        }
+        let mut broken = vec![None; links.len()];
+        for ((dir, href), n) in &links {
+            broken[*n as usize] = site.broken(dir_of[*dir as usize], href);
+        }
+        for p in pages.iter().filter(|p| !self.skip.contains(&p.path)) {
+            out.stats.pages += 1;
+            out.stats.links += p.internal;
+            for link in &p.links {
+                let message = match link {
+                    PageLink::Broken(m) => m.clone(),
+                    PageLink::Elsewhere(n) => match &broken[*n as usize] {
+                        Some(m) => m.clone(),
+                        None => continue,
+                    },
+                };
+                out.problems.push(LinkProblem {
+                    page: p.path.clone(),
+                    message,
+                });
+            }
+        }
+        out
     }
+}
+
+impl FileSink for LinkCollector {
+    fn put(&self, rel: &Path, bytes: Vec<u8>) -> anyhow::Result<()> {
+        self.add(rel, &bytes);
+        Ok(())
+    }
+}
+
+/// Why the in-page link `href` (`#frag`) of `page` does not resolve, if it does not.
+fn missing_id(ids: &HashSet<Box<str>>, page: &Path, href: &str, frag: &str) -> Option<String> {
+    if frag.is_empty() {
+        return None;
+    }
+    let f = percent_decode(frag);
+    (!ids.contains(f.as_str())).then(|| format!("link `{href}`: no id `{f}` in {}", page.display()))
 }
 
 /// What links can reach: every file, and the ids of every page.
 struct Targets<'a> {
     all: HashSet<PathBuf>,
-    ids: HashMap<&'a Path, HashSet<String>>,
+    ids: HashMap<&'a Path, &'a HashSet<Box<str>>>,
 }
 
 impl Targets<'_> {
-    /// Why an internal link from `page` does not resolve, if it does not.
-    fn broken(&self, page: &Path, href: &str) -> Option<String> {
+    /// Why an internal link to another file (`href` does not start with
+    /// `#`), from a page in `dir`, does not resolve, if it does not.
+    fn broken(&self, dir: &Path, href: &str) -> Option<String> {
         let (target, frag) = match href.split_once('#') {
             Some((t, f)) => (t, Some(f)),
             None => (href, None),
         };
-        let target_path = if target.is_empty() {
-            page.to_path_buf()
-        } else if target.starts_with('/') {
+        let target_path = if target.starts_with('/') {
             PathBuf::from(target.trim_start_matches('/'))
         } else {
-            normalize(&page.parent().unwrap_or(Path::new("")).join(target))
+            normalize(&dir.join(target))
         };
         let target_path = if target.ends_with('/')
             || (!self.all.contains(&target_path)
@@ -202,7 +349,7 @@ impl Targets<'_> {
         let known = self
             .ids
             .get(target_path.as_path())
-            .is_some_and(|s| s.contains(&f));
+            .is_some_and(|s| s.contains(f.as_str()));
         (!known).then(|| format!("link `{href}`: no id `{f}` in {}", target_path.display()))
     }
 }

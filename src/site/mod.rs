@@ -42,7 +42,7 @@ use self::book::BookDir;
 use crate::preprocessor::{self, Residency};
 
 pub use self::build::build;
-pub(crate) use self::build::{book_manifest, build_inspected, output_dir};
+pub(crate) use self::build::{book_manifest, build_inspected, check_links, output_dir};
 use self::cache::CacheKeys;
 pub(crate) use self::cache::{ExpandCache, RenderCache};
 use self::layout::redirect_html;
