@@ -278,10 +278,57 @@ pub(super) struct SearchPage {
     pub headings: Vec<Heading>,
 }
 
-/// The index as JSON.
+/// A page of the index: `[title, url, anchorBase, model, status, titleTok,
+/// ctxTok, idTok, statusTok]`.
+type PageRow<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    &'a str,
+    &'a str,
+    Vec<u32>,
+    &'a [u32],
+    &'a [u32],
+    &'a [u32],
+);
+
+/// A heading: `[page, text, id, titleTok]`.
+type HeadingRow<'a> = (usize, &'a str, &'a str, Vec<u32>);
+
+/// A command set: `[page, anchor, title, status, titleTok, ctxTok, idTok, group]`.
+type SetRow<'a> = (
+    usize,
+    String,
+    &'a str,
+    &'a str,
+    &'a [u32],
+    &'a [u32],
+    &'a [u32],
+    u32,
+);
+
+/// The whole index, its fields in the order they are written.
+#[derive(Serialize)]
+struct IndexJson<'a> {
+    v: u32,
+    w: &'a [String],
+    p: Vec<PageRow<'a>>,
+    h: Vec<HeadingRow<'a>>,
+    s: Vec<SetRow<'a>>,
+    g: &'a [Vec<u32>],
+}
+
+/// Whether the index lists a heading: plain headings below the title (a
+/// set's and its processes' headings are found through the set).
+pub(super) fn is_indexed(h: &Heading) -> bool {
+    h.level > 1 && h.kind == HeadingKind::Plain
+}
+
+/// The index as JSON, serialized from the catalog and pages in place (a
+/// tree of JSON values took 270 MiB at 100× the sample).
 pub(super) fn search_index_json(catalog: &Catalog, pages: &[SearchPage]) -> Result<String> {
     let mut dict = catalog.dict.clone();
-    let mut p = Vec::new();
+    let mut p = Vec::with_capacity(pages.len());
     let mut h = Vec::new();
     let mut s = Vec::new();
     for (i, page) in pages.iter().enumerate() {
@@ -302,44 +349,42 @@ pub(super) fn search_index_json(catalog: &Catalog, pages: &[SearchPage]) -> Resu
             ),
             None => ("", "", &[][..], &[][..], &[][..]),
         };
-        p.push(serde_json::json!([
+        p.push((
             page_title,
-            page.url,
-            page.anchors,
+            page.url.as_str(),
+            page.anchors.as_str(),
             model,
             status,
             title,
             ctx,
             id,
-            status_tok
-        ]));
-        for hd in page.headings.iter().filter(|hd| hd.level > 1) {
-            if hd.kind == HeadingKind::Plain {
-                let toks = dict.ids_of([hd.text.as_str()]);
-                h.push(serde_json::json!([i, hd.text, hd.id, toks]));
-            }
+            status_tok,
+        ));
+        for hd in page.headings.iter().filter(|hd| is_indexed(hd)) {
+            let toks = dict.ids_of([hd.text.as_str()]);
+            h.push((i, hd.text.as_str(), hd.id.as_str(), toks));
         }
         for set in deployment.into_iter().flat_map(|d| &d.sets) {
-            s.push(serde_json::json!([
+            s.push((
                 i,
                 format!("{}{}", page.set_prefix, set.anchor),
-                set.title,
+                set.title.as_str(),
                 set.status,
-                set.title_tok,
-                set.ctx_tok,
-                set.id_tok,
-                set.group
-            ]));
+                &set.title_tok[..],
+                &set.ctx_tok[..],
+                &set.id_tok[..],
+                set.group,
+            ));
         }
     }
-    let index = serde_json::json!({
-        "v": 1,
-        "w": dict.words,
-        "p": p,
-        "h": h,
-        "s": s,
-        "g": catalog.groups,
-    });
+    let index = IndexJson {
+        v: 1,
+        w: &dict.words,
+        p,
+        h,
+        s,
+        g: &catalog.groups,
+    };
     // Headings and set titles carry data text, and pages inline the index:
     // every `<` (and `>`, `&`) is escaped, so no `</script` of any case survives.
     Ok(crate::util::escape::script_json(&index)?)
@@ -368,7 +413,8 @@ pub(super) fn site_page(source: &Path, title: &str, url: &str, headings: &[Headi
         url: url.to_string(),
         anchors: format!("{url}#"),
         set_prefix: String::new(),
-        headings: headings.to_vec(),
+        // Only what the index lists: a large book has a heading per set and process.
+        headings: headings.iter().filter(|h| is_indexed(h)).cloned().collect(),
     }
 }
 
