@@ -10,6 +10,7 @@ use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 use super::cache::{CachedExpansion, Dependency};
 use super::chapter::expand_tracked;
 use super::*;
+use crate::manifest::ManifestEntry;
 use crate::util::markdown::MarkdownConfig;
 
 /// A chapter expanded by [`expand_book`], waiting to go back into the book.
@@ -58,7 +59,7 @@ fn jobs_in<'a>(
 
 /// Where expansion sends the command sets and deployments of each chapter,
 /// in reading order.
-pub(crate) type ManifestSink<'a> = dyn FnMut(ChapterSets) -> Result<()> + 'a;
+pub(crate) type ManifestSink<'a> = dyn FnMut(ChapterSets<'_>) -> Result<()> + 'a;
 
 /// Where a book is and how it expands.
 pub(crate) struct BookSettings<'a> {
@@ -129,25 +130,31 @@ pub(crate) fn expand_book(
             Ok(Expansion::Fresh(e, deps))
         })?;
         for (job, e) in chunk.iter().zip(expanded) {
-            let (content, chapters, chapter_sets) = match (e, cache.as_deref_mut()) {
-                (Expansion::Cached(hit), _) => hit_parts(&hit),
-                (Expansion::Fresh(e, deps), Some(c)) => {
-                    c.count_expanded();
-                    // Printed here, once and in reading order, for every command.
-                    print_warnings(&e.warnings, &mut warnings);
-                    hit_parts(&c.insert(job.path, job.content, e, deps))
-                }
-                (Expansion::Fresh(e, _), None) => {
-                    print_warnings(&e.warnings, &mut warnings);
-                    let chapter_sets = ChapterSets {
-                        manifest: Arc::new(e.manifest),
-                        deployments: Arc::new(e.deployments),
-                        stamp: None,
-                    };
-                    (e.content, e.subchapters, chapter_sets)
-                }
-            };
-            sets(chapter_sets)?;
+            let (mut content, mut chapters, (manifest, deployments, stamp)) =
+                match (e, cache.as_deref_mut()) {
+                    (Expansion::Cached(hit), _) => hit_parts(&hit),
+                    (Expansion::Fresh(e, deps), Some(c)) => {
+                        c.count_expanded();
+                        // Printed here, once and in reading order, for every command.
+                        print_warnings(&e.warnings, &mut warnings);
+                        hit_parts(&c.insert(job.path, job.content, e, deps))
+                    }
+                    (Expansion::Fresh(e, _), None) => {
+                        print_warnings(&e.warnings, &mut warnings);
+                        let sets = (Arc::new(e.manifest), Arc::new(e.deployments), None);
+                        (e.content, e.subchapters, sets)
+                    }
+                };
+            sets(ChapterSets {
+                manifest,
+                deployments,
+                stamp,
+                markdown: ExpandedMarkdown {
+                    path: job.path,
+                    content: &mut content,
+                    subchapters: chapters.as_mut_slice(),
+                },
+            })?;
             results.push(ExpandedJob {
                 order: job.order,
                 content,
@@ -168,13 +175,21 @@ enum Expansion {
 }
 
 /// What the book and the sink get of a cached expansion.
-fn hit_parts(hit: &CachedExpansion) -> (String, Vec<DeploymentChapter>, ChapterSets) {
-    let chapter_sets = ChapterSets {
-        manifest: hit.manifest.clone(),
-        deployments: hit.deployments.clone(),
-        stamp: Some(hit.stamp),
-    };
-    (hit.content.clone(), hit.subchapters.clone(), chapter_sets)
+/// A chapter's manifest entries, deployments and expansion stamp, for its
+/// [`ChapterSets`].
+type SetsParts = (
+    Arc<Vec<ManifestEntry>>,
+    Arc<Vec<DeploymentSummary>>,
+    Option<u64>,
+);
+
+fn hit_parts(hit: &CachedExpansion) -> (String, Vec<DeploymentChapter>, SetsParts) {
+    let sets = (
+        hit.manifest.clone(),
+        hit.deployments.clone(),
+        Some(hit.stamp),
+    );
+    (hit.content.clone(), hit.subchapters.clone(), sets)
 }
 
 fn print_warnings(new: &[String], all: &mut Vec<String>) {

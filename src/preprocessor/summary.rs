@@ -3,7 +3,7 @@
 //! the chapter expands, sent to the caller with the chapter's manifest
 //! entries. mdBook's own runs ignore them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::data::{KvTier, Router};
@@ -12,8 +12,8 @@ use crate::manifest::ManifestEntry;
 use crate::render;
 
 /// What one expanded chapter shows, sent as soon as the chapter is done.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ChapterSets {
+#[derive(Debug)]
+pub(crate) struct ChapterSets<'a> {
     /// Every command set the chapter shows, for the manifest.
     pub manifest: Arc<Vec<ManifestEntry>>,
     /// Every deployment it shows, for the overview and the search index.
@@ -21,6 +21,20 @@ pub(crate) struct ChapterSets {
     /// With an expansion cache: which expansion this is (the same while the
     /// chapter is taken from the cache), for caches of what derives from it.
     pub stamp: Option<u64>,
+    /// Its Markdown, on its way back into the book.
+    pub markdown: ExpandedMarkdown<'a>,
+}
+
+/// The Markdown of an expanded chapter and of its deployment chapters. The
+/// receiver may move it elsewhere (the standalone builder writes a large
+/// book's to a file until its pages are rendered) and leave it empty: the
+/// book then holds empty chapters at these paths.
+#[derive(Debug)]
+pub(crate) struct ExpandedMarkdown<'a> {
+    /// The chapter's path, relative to the source dir.
+    pub path: &'a Path,
+    pub content: &'a mut String,
+    pub subchapters: &'a mut [super::DeploymentChapter],
 }
 
 /// One deployment as a directive shows it.

@@ -82,6 +82,11 @@ impl Site {
         out: &dyn FileSink,
     ) -> Result<RenderCounts> {
         assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
+        // Cache keys hash each page's Markdown, which a spilled page lacks.
+        assert!(
+            cache.is_none() || self.spilled.is_none(),
+            "a cached render of a spilled site"
+        );
         // The first chapter doubles as the front page, as in mdBook.
         let has_index = self.pages.iter().any(|p| p.path == Path::new("index.md"));
         let front_is_first = !has_index && self.pages[0].path.parent() == Some(Path::new(""));
@@ -117,6 +122,11 @@ impl Site {
     /// returns what the search index needs of it.
     fn page_file(&self, run: &PageRun<'_>, i: usize, md: Cow<'_, str>) -> Result<SearchPage> {
         let page = &self.pages[i];
+        let spilled = match &self.spilled {
+            Some(s) => s.read(&page.path)?,
+            None => None,
+        };
+        let md = spilled.map_or(md, Cow::Owned);
         let keys = run.keys.as_ref();
         let cached = run
             .cache
@@ -287,6 +297,17 @@ pub(crate) fn build_inspected(
     opts: &BuildOptions,
     inspect: &Inspect,
 ) -> Result<(BuildReport, Vec<String>)> {
+    build_spilling(root, opts, inspect, spill::HELD_IN_MEMORY)
+}
+
+/// [`build_inspected`], with at most `spill_budget` bytes of expanded
+/// Markdown waiting in memory for its page ([`spill`]).
+pub(super) fn build_spilling(
+    root: &Path,
+    opts: &BuildOptions,
+    inspect: &Inspect,
+    spill_budget: usize,
+) -> Result<(BuildReport, Vec<String>)> {
     let start = Instant::now();
     let dir = BookDir::open(root)?;
     let out_dir = output_dir(&dir, opts.dest.as_deref(), opts.allow_dest_outside)?;
@@ -297,9 +318,13 @@ pub(crate) fn build_inspected(
     let file = std::fs::File::create(&manifest_path)
         .with_context(|| format!("cannot write {}", manifest_path.display()))?;
     let mut manifest = crate::manifest::ManifestWriter::new(std::io::BufWriter::new(file))?;
-    let mut site = Site::expand_with(dir, &mut None, Residency::OnDemand, &mut |sets| {
-        sets.iter().try_for_each(|e| manifest.push(e))
-    })?;
+    let mut site = Site::expand_spilling(
+        dir,
+        &mut None,
+        Residency::OnDemand,
+        spill_budget,
+        &mut |sets| sets.iter().try_for_each(|e| manifest.push(e)),
+    )?;
     let (_, command_sets) = manifest.finish()?;
     let manifest_len = std::fs::metadata(&manifest_path)
         .with_context(|| format!("cannot read {}", manifest_path.display()))?
@@ -339,7 +364,13 @@ pub(crate) fn check_links(
     lib: &mut Option<crate::preprocessor::Library>,
     skip: &[&str],
 ) -> Result<links::LinkCheck> {
-    let mut site = Site::expand_with(dir, lib, Residency::OnDemand, &mut |_| Ok(()))?;
+    let mut site = Site::expand_spilling(
+        dir,
+        lib,
+        Residency::OnDemand,
+        spill::HELD_IN_MEMORY,
+        &mut |_| Ok(()),
+    )?;
     let theme = Theme::load(&site.dir.root, &site.dir.bounds)?;
     let collector = links::LinkCollector::new(skip);
     let markdown = site.take_markdown();

@@ -6,7 +6,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::{FileSink, SiteFile};
+use super::FileSink;
+#[cfg(test)]
+use super::SiteFile;
 use crate::util::fs::normalize;
 
 /// One problem, located by page.

@@ -4,8 +4,8 @@
 //! One module per output concern: [`sidebar`], [`layout`] (templates),
 //! [`search`] (with [`tokens`]), [`overview`] (the landing page's table of
 //! models), [`table`], [`output`] (sinks and staging), [`cache`] (what
-//! rebuilds reuse) and [`build`]; `engine` drives rebuilds for `serve` and
-//! `watch`.
+//! rebuilds reuse), [`spill`] (a large book's Markdown waiting for its
+//! pages) and [`build`]; `engine` drives rebuilds for `serve` and `watch`.
 //!
 //! May use: `preprocessor`, `render` (its class names), `manifest`, `decode`,
 //! `data`, `util`.
@@ -26,6 +26,7 @@ mod publish;
 mod remote;
 mod search;
 mod sidebar;
+mod spill;
 mod table;
 pub(crate) mod theme;
 mod tokens;
@@ -108,6 +109,8 @@ pub(crate) struct Site {
     /// The page that opens the book: `index.md`, or else the first chapter
     /// (found once: every page asks).
     landing: usize,
+    /// Chapters' Markdown that waits in a file rather than in `pages`.
+    spilled: Option<std::sync::Arc<spill::Spilled>>,
 }
 
 /// Where [`Site::expand_with`] sends each chapter's manifest entries.
@@ -155,10 +158,17 @@ impl Site {
         cache: Option<&mut ExpandCache>,
     ) -> Result<Site> {
         let mut manifest = Vec::new();
-        let mut site = Site::expand_cached(dir, lib, Residency::Resident, cache, &mut |sets| {
-            manifest.push(sets);
-            Ok(())
-        })?;
+        let mut site = Site::expand_cached(
+            dir,
+            lib,
+            Residency::Resident,
+            cache,
+            usize::MAX,
+            &mut |sets| {
+                manifest.push(sets);
+                Ok(())
+            },
+        )?;
         // A command set shown by two directives counts once.
         site.command_sets = manifest
             .iter()
@@ -179,14 +189,30 @@ impl Site {
         residency: Residency,
         sets: &mut EntrySink<'_>,
     ) -> Result<Site> {
-        Site::expand_cached(dir, lib, residency, None, sets)
+        Site::expand_cached(dir, lib, residency, None, usize::MAX, sets)
     }
 
+    /// [`Site::expand_with`], keeping at most `budget` bytes of expanded
+    /// Markdown in `pages` and the rest in a file ([`spill`]) until each
+    /// page is rendered: for one-shot renders, not for caches.
+    pub(crate) fn expand_spilling(
+        dir: BookDir,
+        lib: &mut Option<preprocessor::Library>,
+        residency: Residency,
+        budget: usize,
+        sets: &mut EntrySink<'_>,
+    ) -> Result<Site> {
+        Site::expand_cached(dir, lib, residency, None, budget, sets)
+    }
+
+    /// Expands with an expansion cache (the engine's rebuilds; `budget` is
+    /// then `usize::MAX`: a cache keeps its Markdown) or a spill budget.
     fn expand_cached(
         dir: BookDir,
         lib: &mut Option<preprocessor::Library>,
         residency: Residency,
         mut cache: Option<&mut ExpandCache>,
+        budget: usize,
         sets: &mut EntrySink<'_>,
     ) -> Result<Site> {
         let root = dir.root.clone();
@@ -206,6 +232,7 @@ impl Site {
         };
         let mut stamps = HashSet::new();
         let mut catalogs = catalogs;
+        let mut spiller = spill::Spiller::new(budget);
         preprocessor::expand_book(&mut book, &settings, lib, chapters, &mut |chapter| {
             match (chapter.stamp, catalogs.as_deref_mut()) {
                 (Some(stamp), Some(cached)) => {
@@ -216,6 +243,11 @@ impl Site {
                     catalog.merge(part);
                 }
                 _ => catalog.add(&chapter.deployments),
+            }
+            let text = chapter.markdown;
+            spiller.take(text.path, text.content)?;
+            for sub in text.subchapters.iter_mut() {
+                spiller.take(&sub.path, &mut sub.markdown)?;
             }
             sets(chapter.manifest)
         })?;
@@ -244,6 +276,7 @@ impl Site {
             command_sets: 0,
             manifest: Vec::new(),
             catalog,
+            spilled: spiller.finish()?.map(std::sync::Arc::new),
         })
     }
 }

@@ -120,6 +120,32 @@ fn streamed_build_of_the_sample_book_matches_the_in_memory_render() {
     assert!(!files.iter().any(|f| f.path == Path::new(ALL_CHAPTERS)));
 }
 
+/// A build whose chapters' Markdown all waits in the spill file (as a large
+/// book's does) writes the same site as one that keeps it in memory.
+#[test]
+fn a_build_that_spills_every_chapter_writes_the_same_site() {
+    let book = support::repo();
+    let build_with = |name: &str, budget: usize| {
+        let out = support::temp(name);
+        let opts = BuildOptions {
+            dest: Some(out.clone()),
+            allow_dest_outside: true,
+            ..Default::default()
+        };
+        build::build_spilling(&book, &opts, &|_, _| Vec::new(), budget).unwrap();
+        let files = files_under(&out);
+        let _ = std::fs::remove_dir_all(&out);
+        files
+    };
+    let kept = build_with("spill-none", usize::MAX);
+    let spilled = build_with("spill-all", 0);
+    let paths = |v: &[SiteFile]| v.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+    assert_eq!(paths(&kept), paths(&spilled));
+    for (a, b) in kept.iter().zip(&spilled) {
+        assert!(a.bytes == b.bytes, "{} differs", a.path.display());
+    }
+}
+
 #[test]
 fn large_books_get_short_sidebars_and_a_page_of_all_chapters() {
     // The mini book 120 times over: 120 model chapters with their deployment
