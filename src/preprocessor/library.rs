@@ -58,6 +58,9 @@ pub(crate) enum Residency {
     OnDemand,
 }
 
+/// What [`Library::open_visiting`] hands each decoded page to, with its file.
+pub(crate) type Visit<'v> = dyn FnMut(&Path, &DecodedPage) + 'v;
+
 /// Every data file of the data directory, by page name, plus files named by `data=`.
 #[derive(Debug)]
 pub struct Library {
@@ -112,7 +115,7 @@ impl Library {
         root: &Path,
         data_dir: &Path,
         bounds: Bounds,
-        visit: &mut dyn FnMut(&Path, &DecodedPage),
+        visit: &mut Visit<'_>,
     ) -> Result<Library> {
         let mut lib = Library::open_with(root, data_dir, bounds, Residency::Resident, Some(visit))?;
         lib.residency = Residency::OnDemand;
@@ -124,7 +127,7 @@ impl Library {
         data_dir: &Path,
         bounds: Bounds,
         residency: Residency,
-        mut visit: Option<&mut dyn FnMut(&Path, &DecodedPage)>,
+        mut visit: Option<&mut Visit<'_>>,
     ) -> Result<Library> {
         let dir = root.join(data_dir);
         if !dir.is_dir() {
@@ -165,11 +168,7 @@ impl Library {
 
     /// Adds one data file; a resident library decodes it, and keeps it
     /// unless `visit` takes it.
-    fn insert<'v>(
-        &mut self,
-        path: PathBuf,
-        visit: Option<&mut (dyn FnMut(&Path, &DecodedPage) + 'v)>,
-    ) {
+    fn insert<'v>(&mut self, path: PathBuf, visit: Option<&mut Visit<'v>>) {
         let model = match self.residency {
             Residency::Resident => match self.load_entry(&path) {
                 Ok(entry) => {
