@@ -315,12 +315,15 @@ fn serve_file(mut stream: TcpStream, shared: &Shared, head: &Head) -> Result<()>
     });
     match found {
         Some((p, body)) => {
+            let generation = site.generation;
             drop(site);
+            let filled = reload::with_generation(&p, &body, generation);
+            let body = filled.as_deref().unwrap_or(&body);
             respond(
                 &mut stream,
                 "200 OK",
                 &content_type(&p),
-                &body,
+                body,
                 head_only,
                 &[],
             )
@@ -331,9 +334,12 @@ fn serve_file(mut stream: TcpStream, shared: &Shared, head: &Head) -> Result<()>
                 .get("404.html")
                 .cloned()
                 .unwrap_or_else(|| Arc::new(b"not found\n".to_vec()));
+            let generation = site.generation;
             drop(site);
+            let filled = reload::with_generation("404.html", &body, generation);
+            let body = filled.as_deref().unwrap_or(&body);
             let ctype = "text/html; charset=utf-8";
-            respond(&mut stream, "404 Not Found", ctype, &body, head_only, &[])
+            respond(&mut stream, "404 Not Found", ctype, body, head_only, &[])
         }
     }
 }

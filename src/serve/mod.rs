@@ -144,8 +144,10 @@ fn since(first: Option<Instant>) -> String {
 
 fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first: Option<Instant>) {
     let generation = shared.site.read().expect("site lock").generation + 1;
+    // The same script every build (its generation is filled in when a page
+    // is served), so the layout cache keeps the pages whose content is unchanged.
     let opts = BuildOptions {
-        extra_script: Some(live_reload_script(generation)),
+        extra_script: Some(live_reload_script()),
         ..BuildOptions::default()
     };
     let what: Vec<String> = changes

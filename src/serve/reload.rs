@@ -14,14 +14,21 @@ use super::*;
 /// Path of the live-reload event stream.
 pub(crate) const EVENTS_PATH: &str = "/__agentx/events";
 
-/// The client script added to every served page. `generation` lets a page
-/// loaded just before a rebuild notice it missed the reload. A failed build
-/// shows an overlay that leads with the root cause, then what it broke, and
-/// can be closed (Esc or its button); the next good build reloads the page.
-pub(super) fn live_reload_script(generation: u64) -> String {
+/// What the server writes in place of the generation in a served HTML page
+/// ([`with_generation`]). Pages are laid out with this fixed text, so the
+/// script does not change between builds and a rebuild lays out again only
+/// the pages whose content changed.
+pub(super) const GENERATION_SLOT: &str = "/*agentx-generation*/0";
+
+/// The client script added to every served page. Its generation (filled in
+/// when the page is served) lets a page loaded just before a rebuild notice
+/// it missed the reload. A failed build shows an overlay that leads with the
+/// root cause, then what it broke, and can be closed (Esc or its button);
+/// the next good build reloads the page.
+pub(super) fn live_reload_script() -> String {
     format!(
         r#"(function () {{
-  var generation = {generation};
+  var generation = {GENERATION_SLOT};
   if (!window.EventSource) return;
   var es = new EventSource("{EVENTS_PATH}");
   function close() {{
@@ -61,6 +68,23 @@ pub(super) fn live_reload_script(generation: u64) -> String {
   es.addEventListener("build-error", function (e) {{ overlay(JSON.parse(e.data)); }});
 }})();"#
     )
+}
+
+/// `page` with the live-reload script's generation slot filled in with
+/// `generation`; other files as they are. The script is the last thing in a
+/// page, so the slot is looked for from the end, once.
+pub(super) fn with_generation(path: &str, page: &[u8], generation: u64) -> Option<Vec<u8>> {
+    if !path.ends_with(".html") {
+        return None;
+    }
+    let slot = GENERATION_SLOT.as_bytes();
+    let at = page.windows(slot.len()).rposition(|w| w == slot)?;
+    let number = generation.to_string();
+    let mut out = Vec::with_capacity(page.len() - slot.len() + number.len());
+    out.extend_from_slice(&page[..at]);
+    out.extend_from_slice(number.as_bytes());
+    out.extend_from_slice(&page[at + slot.len()..]);
+    Some(out)
 }
 
 /// A failed build as the overlay shows it: the root cause of the error
@@ -151,6 +175,25 @@ mod tests {
         let single = build_error_event(&anyhow::anyhow!("book.toml: bad"));
         assert_eq!(single["cause"], "book.toml: bad");
         assert!(single["consequence"].is_null());
+    }
+
+    #[test]
+    fn served_pages_carry_their_generation() {
+        let page = format!(
+            "<p>{GENERATION_SLOT}</p><script>{}</script>",
+            live_reload_script()
+        );
+        let served =
+            String::from_utf8(with_generation("a/b.html", page.as_bytes(), 42).unwrap()).unwrap();
+        // Only the script's slot (the last one) is filled in.
+        assert!(
+            served.starts_with(&format!("<p>{GENERATION_SLOT}</p>")),
+            "{served}"
+        );
+        assert!(served.contains("var generation = 42;"), "{served}");
+        assert_eq!(served.matches(GENERATION_SLOT).count(), 1);
+        assert_eq!(with_generation("a/b.js", page.as_bytes(), 42), None);
+        assert_eq!(with_generation("a.html", b"<p>no script</p>", 42), None);
     }
 
     #[test]
