@@ -169,10 +169,15 @@ fn exercise(server: &Server) {
         "[\"--max-running-requests\", \"4\"]",
         "[\"--max-running-requests\", \"5\"]",
     );
-    let (name, _) = next_event(&rx, Duration::from_secs(2));
+    let (name, generation) = next_event(&rx, Duration::from_secs(2));
     assert_eq!(name, "reload");
     eprintln!("edit → reload event in {} ms", t.elapsed().as_millis());
     assert!(get(port, SUB).2.contains("--max-running-requests</span> 5"));
+    // Every page carries the generation it is served in, also a page the
+    // rebuild took from the layout cache (the data file does not feed it).
+    let script = format!("var generation = {generation};");
+    assert!(get(port, SUB).2.contains(&script), "{script}");
+    assert!(get(port, "/plain.html").2.contains(&script), "{script}");
 
     // 2. Break it: an error event naming the file and JSON path; the old page stays.
     edit(
