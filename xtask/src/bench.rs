@@ -17,7 +17,7 @@ use mdbook_agentx::{BuildOptions, Change, Engine, decode_file};
 
 use crate::builds::{Binaries, compare_builds, mdbook_05_on_path};
 use crate::compare::version_of;
-use crate::measure::{Timing, build_line_of, run_quiet, steal_share, time_runs};
+use crate::measure::{build_line_of, run_quiet, steal_share, time_runs};
 use crate::scaled::{BookLayout, copy_book, write_scaled_book};
 
 /// What `cargo xtask bench` measures.
@@ -313,60 +313,67 @@ impl Bench<'_> {
         ))
     }
 
-    /// 5. Builds of synthetic books N× the sample.
+    /// Part 5: `build` and `check` of synthetic books N× the sample, run
+    /// in turn (wall, CPU and peak memory of each process).
     fn scale(&self) -> Result<String> {
         if self.opts.scales.is_empty() {
             return Ok(String::new());
         }
         let mut md = String::from(
-            "\n### Scale: synthetic books N× the sample\n\n| Scale | Pages | Command sets | Median build ms | Per command set µs | vs N × 1× | Added µs per added set | Peak memory MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+            "\n### Scale: synthetic books N× the sample (build and check)\n\n\
+             | Scale | Pages | Command sets | Command | Wall ms (min–max) | CPU ms (min–max) | CPU µs per set | Added CPU µs per added set | Peak RSS MiB (max) |\n\
+             |---:|---:|---:|---|---:|---:|---:|---:|---:|\n",
         );
-        let mut base: Option<f64> = None;
-        let mut previous: Option<(f64, usize)> = None;
+        let mut previous: Option<(usize, [f64; 2])> = None;
         for &n in &self.opts.scales {
-            let (t, report) = self.scaled_build(n)?;
-            let secs = t.median.as_secs_f64();
-            let per = secs * 1e6 / report.command_sets.max(1) as f64;
-            let b = *base.get_or_insert(secs / n as f64);
-            // The cost of each set a scale adds over the previous one: constant
-            // when the build is linear, whatever its fixed start-up cost.
-            let added = previous
-                .map(|(s0, c0)| {
-                    let sets = report.command_sets.saturating_sub(c0).max(1);
-                    format!("{:.0}", (secs - s0) * 1e6 / sets as f64)
-                })
-                .unwrap_or_else(|| "–".into());
-            previous = Some((secs, report.command_sets));
-            let peak = report
-                .peak_mib
-                .map(|p| format!("{p:.0}"))
-                .unwrap_or_else(|| "n/a".into());
-            md.push_str(&format!(
-                "| {n}× | {} | {} | {} | {per:.0} | {:.2} | {added} | {peak} |\n",
-                report.pages,
-                report.command_sets,
-                crate::measure::ms(t.median),
-                secs / (b * n as f64),
-            ));
+            let dir = self.scratch.join(format!("scale-{n}"));
+            write_scaled_book(&self.book, n, &dir)?;
+            let out = self.scratch.join(format!("scale-{n}-out"));
+            let build = crate::builds::ours(&self.exe, &dir, out.clone());
+            let report = build_line_of(&mut build())?;
+            let contenders = [
+                crate::compare::Contender::new("`build`", &build),
+                crate::compare::Contender::new("`check`", || {
+                    let mut c = Command::new(&self.exe);
+                    c.arg("check").arg(&dir);
+                    c
+                }),
+            ];
+            let runs = if n >= 50 { 3.min(self.runs) } else { self.runs };
+            let measured = crate::compare::interleaved(runs, &contenders, &self.scratch)?;
+            let sets = report.command_sets.max(1);
+            let mut cpu_now = [0.0; 2];
+            for (i, (c, m)) in contenders.iter().zip(&measured).enumerate() {
+                let cpu = m.cpu.median.as_secs_f64();
+                cpu_now[i] = cpu;
+                // The CPU each set a scale adds over the previous one costs:
+                // constant when the work is linear, whatever its start-up.
+                let added = previous
+                    .map(|(s0, cpu0)| {
+                        let more = sets.saturating_sub(s0).max(1);
+                        format!("{:.0}", (cpu - cpu0[i]) * 1e6 / more as f64)
+                    })
+                    .unwrap_or_else(|| "–".into());
+                md.push_str(&format!(
+                    "| {n}× | {} | {} | {} | {} ({}–{}) | {} ({}–{}) | {:.0} | {added} | {:.0} ({:.0}) |\n",
+                    report.pages,
+                    report.command_sets,
+                    c.label,
+                    crate::measure::ms(m.wall.median),
+                    crate::measure::ms(m.wall.min),
+                    crate::measure::ms(m.wall.max),
+                    crate::measure::ms(m.cpu.median),
+                    crate::measure::ms(m.cpu.min),
+                    crate::measure::ms(m.cpu.max),
+                    cpu * 1e6 / sets as f64,
+                    m.rss_mib.0,
+                    m.rss_mib.1,
+                ));
+            }
+            previous = Some((sets, cpu_now));
+            let _ = std::fs::remove_dir_all(&out);
+            let _ = std::fs::remove_dir_all(&dir);
         }
         Ok(md)
-    }
-
-    /// Times the build of the book `n`× the sample; the last build's report line.
-    fn scaled_build(&self, n: usize) -> Result<(Timing, crate::measure::BuildLine)> {
-        let dir = self.scratch.join(format!("scale-{n}"));
-        write_scaled_book(&self.book, n, &dir)?;
-        let out = self.scratch.join(format!("scale-{n}-out"));
-        let build = || {
-            let mut c = Command::new(&self.exe);
-            c.arg("build").arg(&dir).arg("-d").arg(&out);
-            c
-        };
-        let runs = if n >= 50 { 3.min(self.runs) } else { self.runs };
-        let t = time_runs(runs, || run_quiet(&mut build()))?;
-        let report = build_line_of(&mut build())?;
-        let _ = std::fs::remove_dir_all(&out);
-        let _ = std::fs::remove_dir_all(&dir);
-        Ok((t, report))
     }
 }

@@ -28,7 +28,8 @@ pub(crate) fn mdbook_05_on_path() -> bool {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with("mdbook v0.5"))
 }
 
-fn ours(exe: &Path, book: &Path, out: PathBuf) -> impl Fn() -> Command {
+/// `exe build BOOK -d OUT --allow-dest-outside`, fresh for each run.
+pub(crate) fn ours(exe: &Path, book: &Path, out: PathBuf) -> impl Fn() -> Command {
     let (exe, book) = (exe.to_path_buf(), book.to_path_buf());
     move || {
         let mut c = Command::new(&exe);

@@ -59,17 +59,72 @@ impl Measured {
 }
 
 /// Runs `cmd` to completion with stdin and stdout closed and stderr in
-/// `stderr_file` (a file, not a pipe: nothing to drain while waiting);
-/// fails with that stderr when the child fails.
+/// `stderr_file`; fails with that stderr when the child fails.
+///
+/// Through a fresh `xtask measure-child` process: Linux records the memory
+/// a child shared with its parent before `exec` in its peak RSS (`exec`
+/// keeps the old address space's high-water mark), so a child spawned by
+/// this process, which holds tens of MiB by the time the large books are
+/// measured, would report at least that. The launcher is a few MiB.
 fn run_measured(cmd: &mut Command, stderr_file: &Path) -> Result<Usage> {
+    let mut launcher = Command::new(std::env::current_exe()?);
+    launcher
+        .arg("measure-child")
+        .arg("--stderr")
+        .arg(stderr_file)
+        .arg("--")
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => launcher.env(k, v),
+            None => launcher.env_remove(k),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        launcher.current_dir(dir);
+    }
+    let out = launcher
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("running {cmd:?}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let nums: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [wall_us, cpu_us, peak_rss_kib, code] = nums[..] else {
+        bail!("measure-child for {cmd:?} said {text:?}");
+    };
+    if code != 0 {
+        let err = std::fs::read_to_string(stderr_file).unwrap_or_default();
+        bail!("{cmd:?} failed (status {code}): {err}");
+    }
+    Ok(Usage {
+        wall: Duration::from_micros(wall_us),
+        cpu: Duration::from_micros(cpu_us),
+        peak_rss_kib,
+    })
+}
+
+/// `xtask measure-child --stderr FILE -- PROGRAM ARGS…`: runs the program
+/// (stdin and stdout closed, stderr to FILE) and prints
+/// `wall_µs cpu_µs peak_rss_KiB status` (status 0 = success, else the exit
+/// code, or 1000 + the signal).
+pub(crate) fn measure_child(stderr_file: &Path, program: &[std::ffi::OsString]) -> Result<()> {
+    let Some((program, args)) = program.split_first() else {
+        bail!("measure-child: no program given");
+    };
     let err = std::fs::File::create(stderr_file)?;
     let started = Instant::now();
-    let child = cmd
+    let child = Command::new(program)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(err)
         .spawn()
-        .with_context(|| format!("running {cmd:?}"))?;
+        .with_context(|| format!("running {program:?}"))?;
     let pid = libc::pid_t::try_from(child.id())?;
     let mut status = 0;
     // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
@@ -89,23 +144,19 @@ fn run_measured(cmd: &mut Command, stderr_file: &Path) -> Result<Usage> {
     }
     let wall = started.elapsed();
     drop(child);
-    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
-        let err = std::fs::read_to_string(stderr_file).unwrap_or_default();
-        let how = if libc::WIFEXITED(status) {
-            format!("exit code {}", libc::WEXITSTATUS(status))
-        } else {
-            format!("signal {}", libc::WTERMSIG(status))
-        };
-        bail!("{cmd:?} failed ({how}): {err}");
-    }
-    let time = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        1000 + libc::WTERMSIG(status)
     };
-    Ok(Usage {
-        wall,
-        cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        peak_rss_kib: usage.ru_maxrss as u64,
-    })
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    println!(
+        "{} {} {} {code}",
+        wall.as_micros(),
+        micros(usage.ru_utime) + micros(usage.ru_stime),
+        usage.ru_maxrss
+    );
+    Ok(())
 }
 
 /// Runs every contender once untimed (caches warm, outputs exist), then

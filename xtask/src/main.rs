@@ -37,6 +37,14 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Task {
+    /// Internal: runs one measured child for `bench` (see compare.rs).
+    #[command(hide = true)]
+    MeasureChild {
+        #[arg(long)]
+        stderr: PathBuf,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Measure decode, build (against `mdbook build`: wall, CPU, memory),
     /// page weight, incremental rebuild, export, check and synthetic N×
     /// books; prints Markdown for docs/BENCHMARKS.md.
@@ -134,6 +142,7 @@ fn main() -> ExitCode {
             real_data,
             baseline,
         }),
+        Task::MeasureChild { stderr, command } => compare::measure_child(&stderr, &command),
         Task::Deployments {
             counts,
             runs,
