@@ -131,20 +131,7 @@ pub(crate) fn expand_book(
         })?;
         for (job, e) in chunk.iter().zip(expanded) {
             let (mut content, mut chapters, (manifest, deployments, stamp)) =
-                match (e, cache.as_deref_mut()) {
-                    (Expansion::Cached(hit), _) => hit_parts(&hit),
-                    (Expansion::Fresh(e, deps), Some(c)) => {
-                        c.count_expanded();
-                        // Printed here, once and in reading order, for every command.
-                        print_warnings(&e.warnings, &mut warnings);
-                        hit_parts(&c.insert(job.path, job.content, e, deps))
-                    }
-                    (Expansion::Fresh(e, _), None) => {
-                        print_warnings(&e.warnings, &mut warnings);
-                        let sets = (Arc::new(e.manifest), Arc::new(e.deployments), None);
-                        (e.content, e.subchapters, sets)
-                    }
-                };
+                settle(job, e, cache.as_deref_mut(), &mut warnings);
             sets(ChapterSets {
                 manifest,
                 deployments,
@@ -175,6 +162,30 @@ enum Expansion {
 }
 
 /// What the book and the sink get of a cached expansion.
+/// A chapter's Markdown, deployment chapters and [`SetsParts`], from the
+/// cache or from a fresh expansion (then cached, when there is a cache, and
+/// its warnings printed: here, once and in reading order, for every command).
+fn settle(
+    job: &Job<'_>,
+    e: Expansion,
+    cache: Option<&mut ExpansionCache>,
+    warnings: &mut Vec<String>,
+) -> (String, Vec<DeploymentChapter>, SetsParts) {
+    match (e, cache) {
+        (Expansion::Cached(hit), _) => hit_parts(&hit),
+        (Expansion::Fresh(e, deps), Some(c)) => {
+            c.count_expanded();
+            print_warnings(&e.warnings, warnings);
+            hit_parts(&c.insert(job.path, job.content, e, deps))
+        }
+        (Expansion::Fresh(e, _), None) => {
+            print_warnings(&e.warnings, warnings);
+            let sets = (Arc::new(e.manifest), Arc::new(e.deployments), None);
+            (e.content, e.subchapters, sets)
+        }
+    }
+}
+
 /// A chapter's manifest entries, deployments and expansion stamp, for its
 /// [`ChapterSets`].
 type SetsParts = (

@@ -14,7 +14,6 @@
 //! loaded afresh, selects the same set.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use mdbook_agentx::{Deployment, Library};
@@ -100,20 +99,7 @@ fn mdbook_site() -> Option<support::Scratch> {
         return None;
     }
     let book = support::sample_book_copy("browser-mdbook");
-    let out = Command::new("mdbook")
-        .args(["build", "-d", "site"])
-        .current_dir(&*book)
-        .env(
-            "MDBOOK_PREPROCESSOR__AGENTX__COMMAND",
-            env!("CARGO_BIN_EXE_mdbook-agentx"),
-        )
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "mdbook build: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::mdbook_build(&book, Path::new("site"));
     Some(book)
 }
 

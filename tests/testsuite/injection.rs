@@ -20,7 +20,6 @@ mod html;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use mdbook_agentx::{BuildOptions, decode_str};
@@ -217,22 +216,7 @@ fn build_all(book: &Path) -> Outputs {
     std::fs::write(single_dir.join("book.html"), single).unwrap();
     let mdbook = crate::support::mdbook_available().then(|| {
         let out = book.join("out-mdbook");
-        let result = Command::new("mdbook")
-            .arg("build")
-            .arg("-d")
-            .arg(&out)
-            .current_dir(book)
-            .env(
-                "MDBOOK_PREPROCESSOR__AGENTX__COMMAND",
-                env!("CARGO_BIN_EXE_mdbook-agentx"),
-            )
-            .output()
-            .unwrap();
-        assert!(
-            result.status.success(),
-            "mdbook build: {}",
-            String::from_utf8_lossy(&result.stderr)
-        );
+        support::mdbook_build(book, &out);
         out
     });
     Outputs {

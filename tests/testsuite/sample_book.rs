@@ -2,7 +2,6 @@
 //! in-process, plus `mdbook build` of the sample book with this preprocessor.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use mdbook_agentx::{Library, OnError, expand_chapter, page_stats};
 
@@ -202,22 +201,7 @@ fn mdbook_builds_the_sample_book() {
         return;
     }
     let out = std::env::temp_dir().join(format!("agentx-mdbook-{}", std::process::id()));
-    let result = Command::new("mdbook")
-        .arg("build")
-        .arg("-d")
-        .arg(&out)
-        .current_dir(support::repo())
-        .env(
-            "MDBOOK_PREPROCESSOR__AGENTX__COMMAND",
-            env!("CARGO_BIN_EXE_mdbook-agentx"),
-        )
-        .output()
-        .unwrap();
-    assert!(
-        result.status.success(),
-        "mdbook build failed:\n{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
+    support::mdbook_build(&support::repo(), &out);
     let mut labels_seen = [false; 4];
     let mut deployment_pages = 0;
     for path in model_chapters() {

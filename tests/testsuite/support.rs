@@ -112,6 +112,29 @@ pub(crate) fn mdbook_available() -> bool {
     }
 }
 
+/// Runs real `mdbook build -d DEST` in `book` with this crate's binary as
+/// the AgentX preprocessor, and fails the test with mdBook's stderr when the
+/// build fails. (`DEST` relative to `book` or absolute.)
+pub(crate) fn mdbook_build(book: &Path, dest: &Path) {
+    let out = std::process::Command::new("mdbook")
+        .arg("build")
+        .arg("-d")
+        .arg(dest)
+        .current_dir(book)
+        .env(
+            "MDBOOK_PREPROCESSOR__AGENTX__COMMAND",
+            env!("CARGO_BIN_EXE_mdbook-agentx"),
+        )
+        .output()
+        .expect("run mdbook");
+    assert!(
+        out.status.success(),
+        "mdbook build in {} failed:\n{}",
+        book.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A writable copy of the sample book (the repository's `book.toml`, its
 /// sources, data and installed AgentX assets), without registries.
 pub(crate) fn sample_book_copy(name: &str) -> Scratch {
