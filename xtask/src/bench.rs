@@ -18,7 +18,7 @@ use mdbook_agentx::{BuildOptions, Change, Engine, decode_file};
 use crate::builds::{Binaries, compare_builds, mdbook_05_on_path};
 use crate::compare::version_of;
 use crate::measure::{build_line_of, run_quiet, steal_share, time_runs};
-use crate::scaled::{BookLayout, copy_book, write_scaled_book};
+use crate::scaled::{BookLayout, DataEdit, copy_book, write_scaled_book};
 
 /// What `cargo xtask bench` measures.
 #[derive(Debug, Clone)]
@@ -242,31 +242,16 @@ impl Bench<'_> {
     /// 3. Incremental rebuild after one data-file edit (the engine of serve/watch).
     fn incremental(&self) -> Result<String> {
         let live = self.scratch.join("live");
-        copy_book(&self.book, &live)?;
+        let layout = copy_book(&self.book, &live)?;
         let mut engine = Engine::open(&live)?;
         engine.rebuild(&[Change::Content], &BuildOptions::default())?;
-        let files = mdbook_agentx::data_files(&[self.data_dir(&live)])?;
-        let data_file = files
-            .iter()
-            .find(|p| p.to_string_lossy().contains("muse"))
-            .or(files.first())
-            .context("no data file to edit")?
-            .clone();
-        let original = std::fs::read_to_string(&data_file)?;
+        let edit = DataEdit::of(&live, &layout)?;
+        let data_file = edit.path.clone();
         let (mut bodies, mut pages, mut toggle) = (0, 0, false);
         let t = time_runs(self.runs, || {
             toggle = !toggle;
-            // A real edit: one concurrency's value changes, so its pages re-render.
-            let edited = if toggle {
-                original.replacen(
-                    "\"--max-running-requests\": [\"",
-                    "\"--max-running-requests\": [\"1",
-                    1,
-                )
-            } else {
-                original.clone()
-            };
-            std::fs::write(&data_file, edited)?;
+            let text = if toggle { &edit.edited } else { &edit.original };
+            std::fs::write(&data_file, text)?;
             let r = engine.rebuild(
                 &[Change::Data(vec![data_file.clone()])],
                 &BuildOptions::default(),
@@ -274,7 +259,7 @@ impl Bench<'_> {
             (bodies, pages) = (r.bodies_rendered(), r.pages_laid_out());
             Ok(())
         })?;
-        std::fs::write(&data_file, &original)?;
+        std::fs::write(&data_file, &edit.original)?;
         Ok(format!(
             "\n### Incremental rebuild after one data-file edit\n\n`{}` edited; per rebuild {bodies} chapter body(ies) rendered and {pages} page(s) laid out again, the rest from cache, all kept in memory (as `serve` does). Median **{} ms** ({}–{}). `serve` adds its 100 ms debounce before this and sends the reload event right after.\n",
             data_file.file_name().unwrap_or_default().to_string_lossy(),

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 
 /// Where a book keeps its chapters and its data, as `book.toml` says.
 pub(crate) struct BookLayout {
@@ -57,6 +57,43 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The data-file edit the incremental and live-reload measurements make:
+/// in Muse Spark Open's file (the sample's largest, else the first data
+/// file), one concurrency's `--max-running-requests` value changes, so its
+/// pages re-render.
+pub(crate) struct DataEdit {
+    pub(crate) path: PathBuf,
+    pub(crate) original: String,
+    pub(crate) edited: String,
+}
+
+impl DataEdit {
+    /// The edit for the book copied to `book` with `layout`.
+    pub(crate) fn of(book: &Path, layout: &BookLayout) -> Result<DataEdit> {
+        let files = mdbook_agentx::data_files(&[book.join(&layout.data_dir)])?;
+        let path = files
+            .iter()
+            .find(|p| p.to_string_lossy().contains("muse"))
+            .or(files.first())
+            .context("no data file to edit")?
+            .clone();
+        let original = std::fs::read_to_string(&path)?;
+        let edited = original.replacen(
+            "\"--max-running-requests\": [\"",
+            "\"--max-running-requests\": [\"1",
+            1,
+        );
+        if edited == original {
+            bail!("{}: nothing to edit", path.display());
+        }
+        Ok(DataEdit {
+            path,
+            original,
+            edited,
+        })
+    }
 }
 
 /// Copies what a book is made of (not its build output or anything else in

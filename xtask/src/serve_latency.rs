@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 
 use crate::measure::{Timing, ms};
-use crate::scaled::copy_book;
+use crate::scaled::{DataEdit, copy_book};
 
 /// How long to wait for a server's answer before giving up.
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -129,23 +129,11 @@ fn cell(samples: &[Duration]) -> String {
 /// live-reload stream.
 fn start(name: &str, exe: &Path, sample: &Path, dir: &Path) -> Result<Server> {
     let layout = copy_book(sample, dir)?;
-    let files = mdbook_agentx::data_files(&[dir.join(&layout.data_dir)])?;
-    let data_file = files
-        .iter()
-        .find(|p| p.to_string_lossy().contains("muse"))
-        .or(files.first())
-        .context("no data file to edit")?
-        .clone();
-    let original = std::fs::read_to_string(&data_file)?;
-    // A real edit: one concurrency's value changes, so its pages re-render.
-    let edited = original.replacen(
-        "\"--max-running-requests\": [\"",
-        "\"--max-running-requests\": [\"1",
-        1,
-    );
-    if edited == original {
-        bail!("{}: nothing to edit", data_file.display());
-    }
+    let DataEdit {
+        path: data_file,
+        original,
+        edited,
+    } = DataEdit::of(dir, &layout)?;
     let mut child = Command::new(exe)
         .arg("serve")
         .arg(dir)
