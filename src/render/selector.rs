@@ -15,7 +15,9 @@ use serde::ser::Serializer;
 
 use super::html;
 use crate::data::{KvTier, Router};
-use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, concs_label};
+use crate::decode::{
+    CommandSet, ConfigFile, DecodedPage, Deployment, UnavailableTier, concs_label,
+};
 
 /// The page a selector is on.
 pub(super) enum SelectorPage<'a> {
@@ -117,7 +119,7 @@ struct DeploymentData<'a> {
     submitted: &'static str,
     available: Vec<&'static str>,
     #[serde(serialize_with = "unavailable_map")]
-    unavailable: &'a Deployment,
+    unavailable: &'a [UnavailableTier],
     /// `[label, measured status id or null]` per concurrency point.
     points: Vec<(String, Option<&'static str>)>,
     /// `[point, tier, router, anchor, status id, status label]` per set.
@@ -132,8 +134,8 @@ struct DeploymentData<'a> {
 }
 
 /// `unavailable`: tier id → the reason it is not offered.
-fn unavailable_map<S: Serializer>(d: &&Deployment, ser: S) -> Result<S::Ok, S::Error> {
-    ser.collect_map(d.unavailable.iter().map(|u| (u.tier.id(), &u.reason)))
+fn unavailable_map<S: Serializer>(tiers: &&[UnavailableTier], ser: S) -> Result<S::Ok, S::Error> {
+    ser.collect_map(tiers.iter().map(|u| (u.tier.id(), &u.reason)))
 }
 
 fn deployment_data(d: &Deployment, hw: usize, href: String) -> DeploymentData<'_> {
@@ -170,7 +172,7 @@ fn deployment_data(d: &Deployment, hw: usize, href: String) -> DeploymentData<'_
         sub: deployment_subline(d),
         submitted: d.submitted.id(),
         available: d.available.iter().map(|t| t.id()).collect(),
-        unavailable: d,
+        unavailable: &d.unavailable,
         points,
         sets,
     }

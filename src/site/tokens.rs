@@ -3,7 +3,7 @@
 //! (flags, environment names, programs).
 //!
 //! The browser normalizes each query word with the same rule as
-//! [`normalize`] (`theme/book.js`, `normalizeWord`): keep the two in step.
+//! `normalize_into` (`assets/builder/book.js`, `normalizeWord`): keep the two in step.
 
 /// Characters that end a word: space, punctuation around words in titles
 /// and commands (quotes, brackets, separators such as `·` and `»`).
