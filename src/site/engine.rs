@@ -357,6 +357,22 @@ mod tests {
         }
     }
 
+    /// Rebuilds after `changes` and asserts the site equals a fresh render.
+    fn rebuild_like_fresh(
+        engine: &mut Engine,
+        book: &Path,
+        changes: &[Change],
+        opts: &BuildOptions,
+    ) -> Rebuild {
+        let r = engine.rebuild(changes, opts).unwrap();
+        let fresh = Site::load(book).unwrap().render_files(opts).unwrap();
+        assert!(
+            r.rendered.files == fresh,
+            "{changes:?}: differs from a fresh render"
+        );
+        r
+    }
+
     /// The engine of `serve` and `watch` reuses chapter bodies and laid-out
     /// pages; after every kind of change its site must equal a fresh render.
     #[test]
@@ -365,12 +381,7 @@ mod tests {
         let opts = BuildOptions::default();
         let mut engine = Engine::open(&book).unwrap();
         let mut rebuild = |changes: &[Change]| {
-            let r = engine.rebuild(changes, &opts).unwrap();
-            let fresh = Site::load(&book).unwrap().render_files(&opts).unwrap();
-            assert!(
-                r.rendered.files == fresh,
-                "{changes:?}: differs from a fresh render"
-            );
+            let r = rebuild_like_fresh(&mut engine, &book, changes, &opts);
             (r.rendered.rerendered, r.rendered.laid_out)
         };
         assert_eq!(rebuild(&[Change::Content]), (4, 4));
@@ -438,13 +449,7 @@ mod tests {
         let opts = BuildOptions::default();
         let mut engine = Engine::open(&book).unwrap();
         let mut rebuild = |changes: &[Change]| {
-            let r = engine.rebuild(changes, &opts).unwrap();
-            let fresh = Site::load(&book).unwrap().render_files(&opts).unwrap();
-            assert!(
-                r.rendered.files == fresh,
-                "{changes:?}: differs from a fresh render"
-            );
-            r.chapters_expanded()
+            rebuild_like_fresh(&mut engine, &book, changes, &opts).chapters_expanded()
         };
         let edit = |rel: &str| {
             let path = book.join(rel);
