@@ -45,7 +45,7 @@ fn generation_name(name: &str, random: &str) -> String {
 }
 
 /// Whether `file` is a generation name of `name` (`.<name>-` + random).
-fn is_generation(name: &str, file: &str) -> bool {
+pub(super) fn is_generation(name: &str, file: &str) -> bool {
     file.strip_prefix(&format!(".{name}-"))
         .is_some_and(|r| r.len() == RANDOM_LEN && r.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
