@@ -3,6 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "../tests/common/scaled.rs"]
+mod scaled;
+
 /// The repository root (the sample book's root).
 pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -84,26 +87,7 @@ pub(crate) fn mini_book(name: &str) -> Scratch {
 /// introduction: a book with many top-level chapters and deployment pages.
 pub(crate) fn scaled_mini_book(name: &str, n: usize) -> Scratch {
     let book = mini_book(name);
-    let data = read(&book.join("data/mini.json"));
-    std::fs::remove_file(book.join("data/mini.json")).unwrap();
-    let src = book.join("src");
-    std::fs::create_dir_all(src.join("scaled")).unwrap();
-    std::fs::write(src.join("intro.md"), "# Introduction\n").unwrap();
-    let mut summary = String::from("# Summary\n\n[Introduction](intro.md)\n\n# Models\n\n");
-    for k in 1..=n {
-        let mut v: serde_json::Value = serde_json::from_str(&data).unwrap();
-        let page = format!("Mini-Test ({k})");
-        v["model"] = serde_json::Value::String(page.clone());
-        let stem = format!("mini-test-{k}");
-        std::fs::write(book.join(format!("data/{stem}.json")), v.to_string()).unwrap();
-        std::fs::write(
-            src.join(format!("scaled/{stem}.md")),
-            format!("# {page}\n\n<<agentx page=\"{page}\">>\n"),
-        )
-        .unwrap();
-        summary.push_str(&format!("- [{page}](scaled/{stem}.md)\n"));
-    }
-    std::fs::write(src.join("SUMMARY.md"), summary).unwrap();
+    scaled::scale_mini_book(&book, n);
     book
 }
 
