@@ -177,18 +177,25 @@ pub(crate) fn html(s: &str) -> String {
 }
 
 /// [`html`] onto the end of `out`: the highlighter escapes every token of
-/// every block, and a `String` for each was a visible cost of a build.
+/// every block, and a `String` for each was a visible cost of a build. The
+/// five special characters are ASCII, so the text between them is copied
+/// as whole slices (a UTF-8 continuation byte is never one of them).
 pub(crate) fn html_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        out.push_str(entity);
+        start = i + 1;
     }
+    out.push_str(&s[start..]);
 }
 
 /// A value as JSON that is safe inside an inline `<script>`: `<`, `>` and
@@ -197,15 +204,21 @@ pub(crate) fn html_into(out: &mut String, s: &str) {
 /// as escapes too.
 pub(crate) fn script_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
     let json = serde_json::to_string(value)?;
+    // 0xE2 leads the UTF-8 of U+2028/9; most selector data has none of
+    // these bytes, and is then already safe as it is.
+    if !json.bytes().any(|b| matches!(b, b'<' | b'>' | b'&' | 0xE2)) {
+        return Ok(json);
+    }
     let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
-        match c {
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+    let mut start = 0;
+    for (i, c) in json.char_indices() {
+        if matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') {
+            out.push_str(&json[start..i]);
+            let _ = write!(out, "\\u{:04x}", c as u32);
+            start = i + c.len_utf8();
         }
     }
+    out.push_str(&json[start..]);
     Ok(out)
 }
 

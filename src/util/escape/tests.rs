@@ -277,6 +277,56 @@ fn scripts_cannot_be_closed() {
     );
 }
 
+/// The escaping of one character at a time that the byte-wise
+/// [`html_into`] and [`script_json`] replaced; they must agree with it.
+fn html_by_char(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '&' => "&amp;".to_string(),
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '"' => "&quot;".to_string(),
+            '\'' => "&#39;".to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+fn script_json_by_char(v: &serde_json::Value) -> String {
+    serde_json::to_string(v)
+        .unwrap()
+        .chars()
+        .map(|c| match c {
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => format!("\\u{:04x}", c as u32),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn byte_wise_escapes_match_the_char_wise_ones() {
+    let cases = [
+        "",
+        "plain",
+        "&",
+        "<<>>",
+        "é<✓>🚀&\"'",
+        "a\u{2028}b\u{2029}c",
+        "– en dash, no escape",
+        "x&amp;y",
+        "'quoted' \"both\"",
+        "日本語<b>",
+    ];
+    for s in cases {
+        assert_eq!(html(s), html_by_char(s), "{s:?}");
+        let mut onto = String::from("kept ");
+        html_into(&mut onto, s);
+        assert_eq!(onto, format!("kept {}", html_by_char(s)));
+        let v = serde_json::json!({ "t": s });
+        assert_eq!(script_json(&v).unwrap(), script_json_by_char(&v), "{s:?}");
+    }
+}
+
 /// Characters that mean something to Markdown or HTML, with letters,
 /// spaces, line breaks and multibyte characters.
 fn hostile_string() -> impl Strategy<Value = String> {
@@ -300,6 +350,13 @@ proptest! {
     #[test]
     fn any_text_reads_back(s in hostile_string()) {
         assert_text_round_trips(&s);
+    }
+
+    #[test]
+    fn escapes_equal_the_char_wise_ones(s in hostile_string()) {
+        prop_assert_eq!(html(&s), html_by_char(&s));
+        let v = serde_json::json!([s, { "k": s }]);
+        prop_assert_eq!(script_json(&v).unwrap(), script_json_by_char(&v));
     }
 
     #[test]
