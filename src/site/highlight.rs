@@ -1,6 +1,7 @@
 //! Syntax highlighting with syntect: class-based spans (so one generated CSS
-//! file serves light and dark schemes) and a cache so each distinct block is
-//! highlighted once per process — derived command sets repeat many blocks.
+//! file serves light and dark schemes) and caches so each distinct block is
+//! highlighted once per process — derived command sets repeat many blocks —
+//! and each distinct line once per parser state ([`lines`]).
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -9,11 +10,14 @@ use std::str::FromStr;
 
 use syntect::highlighting::{Highlighter, ScopeSelectors, Style, Theme, ThemeSet};
 use syntect::parsing::{
-    ParseState, Scope, ScopeStack, ScopeStackOp, SyntaxDefinition, SyntaxReference, SyntaxSet,
+    ParseState, Scope, ScopeStack, SyntaxDefinition, SyntaxReference, SyntaxSet,
 };
 use syntect::util::LinesWithEndings;
 
 use crate::util::hash::FastMap;
+
+mod lines;
+use lines::{ParserAt, line_tokens};
 
 /// Token classes: a scope selector, the short class it becomes, and a scope
 /// whose colour in each bundled theme gives the class its colour.
@@ -157,7 +161,6 @@ fn syntax_for(lang: &str) -> Option<(&'static SyntaxSet, &'static SyntaxReferenc
 /// within one page (a cell's concurrency points and routers), so a larger
 /// cache only cost memory: at 50,000 a 100× book peaked 30 MB higher.
 const MAX_CACHED_BLOCKS: usize = 5_000;
-const MAX_CACHED_LINES: usize = 20_000;
 
 /// Text keyed by an outer name (language, grammar) and the text itself, so
 /// a lookup borrows both keys instead of copying a block to ask for it.
@@ -217,103 +220,14 @@ pub(crate) fn highlight(lang: &str, code: &str) -> Arc<str> {
     html
 }
 
-/// One line's highlighting from one parser state and scope stack: the
-/// line's pieces (byte ranges with their token class) and the state and
-/// stack after it.
-#[derive(Debug)]
-struct LineTokens {
-    before: (ParseState, ScopeStack),
-    pieces: Vec<(usize, usize, Option<&'static str>)>,
-    after: (ParseState, ScopeStack),
-}
-
-/// A line's pieces and the parser state after it, reusing an earlier
-/// result for the same line from the same state and scope stack.
-///
-/// Why: command blocks repeat the same lines (`  --host 0.0.0.0 \`) hundreds
-/// of times across command sets; the grammar's regexes, then applying their
-/// scope operations and classing each token, dominated a build. The cached
-/// result is exact: pieces depend only on the line, the state and the stack.
-fn line_tokens(
-    state: &mut ParseState,
-    stack: &mut ScopeStack,
-    line: &str,
-    set: &SyntaxSet,
-    syntax: &str,
-    on_piece: &mut impl FnMut(&str, Option<&'static str>),
-) -> Option<()> {
-    // Per thread: with Oniguruma a parse state holds raw pointers (not Send),
-    // and pages of one chapter are laid out on the same thread anyway.
-    thread_local! {
-        static LINES: RefCell<TwoLevelCache<Vec<LineTokens>>> =
-            RefCell::new(TwoLevelCache::new(MAX_CACHED_LINES));
-    }
-    LINES.with(|cache| {
-        if let Some(entries) = cache.borrow().get(syntax, line)
-            && let Some(hit) = entries
-                .iter()
-                .find(|e| e.before.0 == *state && e.before.1 == *stack)
-        {
-            state.clone_from(&hit.after.0);
-            stack.clone_from(&hit.after.1);
-            for &(from, to, class) in &hit.pieces {
-                on_piece(&line[from..to], class);
-            }
-            return Some(());
-        }
-        let before = (state.clone(), stack.clone());
-        let ops = state.parse_line(line, set).ok()?;
-        let mut pieces = Vec::new();
-        let mut pos = 0;
-        for (at, op) in ops
-            .iter()
-            .map(|(i, op)| (*i, op))
-            .chain(std::iter::once((line.len(), &ScopeStackOp::Noop)))
-        {
-            if at > pos {
-                let class = class_for_cached(stack.as_slice());
-                let text = &line[pos..at];
-                // Leading and trailing whitespace stay outside spans, so no
-                // span holds a line break.
-                let core = text.trim();
-                let lead = text.len() - text.trim_start().len();
-                let core_end = lead + core.len();
-                for (from, to, class) in [
-                    (0, lead, None),
-                    (lead, core_end, class),
-                    (core_end, text.len(), None),
-                ] {
-                    if to > from {
-                        pieces.push((pos + from, pos + to, class));
-                    }
-                }
-                pos = at;
-            }
-            stack.apply(op).ok()?;
-        }
-        for &(from, to, class) in &pieces {
-            on_piece(&line[from..to], class);
-        }
-        let entry = LineTokens {
-            before,
-            pieces,
-            after: (state.clone(), stack.clone()),
-        };
-        let mut cache = cache.borrow_mut();
-        match cache.get_mut(syntax, line) {
-            Some(entries) => entries.push(entry),
-            None => cache.insert(syntax, line, vec![entry]),
-        }
-        Some(())
-    })
-}
-
 fn highlight_uncached(lang: &str, code: &str) -> String {
     let Some((set, syntax)) = syntax_for(lang) else {
         return escape_html(code);
     };
-    let mut state = ParseState::new(syntax);
-    let mut stack = ScopeStack::new();
+    let mut at = ParserAt {
+        state: ParseState::new(syntax),
+        stack: ScopeStack::new(),
+    };
     let mut out = String::with_capacity(code.len() * 2);
     // Adjacent text with the same class shares one span.
     let mut pending = String::new();
@@ -342,14 +256,7 @@ fn highlight_uncached(lang: &str, code: &str) -> String {
             }
             pending.push_str(piece);
         };
-        let parsed = line_tokens(
-            &mut state,
-            &mut stack,
-            line,
-            set,
-            &syntax.name,
-            &mut on_piece,
-        );
+        let parsed = line_tokens(&mut at, line, set, &syntax.name, &mut on_piece);
         if parsed.is_none() {
             // A grammar failure must not lose the text: fall back to plain.
             return escape_html(code);
