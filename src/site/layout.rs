@@ -91,7 +91,7 @@ impl Site {
                 "number": page.number,
             }),
         );
-        ctx.insert("sidebar", &sidebar);
+        self.insert_sidebar(&mut ctx, theme, &sidebar, &root);
         ctx.insert("toc", &toc);
         ctx.insert("prev", &i.checked_sub(1).map(|j| link(&self.pages[j])));
         ctx.insert("next", &self.pages.get(i + 1).map(link));
@@ -99,6 +99,26 @@ impl Site {
         theme
             .render("page.html", &ctx)
             .with_context(|| format!("rendering {}", page.path.display()))
+    }
+
+    /// A page's sidebar rows into `ctx` (templates may read them), and,
+    /// with the built-in `sidebar.html`, that template's output written
+    /// directly ([`super::sidebar::sidebar_html`]).
+    fn insert_sidebar(
+        &self,
+        ctx: &mut tera::Context,
+        theme: &Theme,
+        rows: &[SidebarItem],
+        root: &str,
+    ) {
+        ctx.insert("sidebar", rows);
+        if theme.builtin_sidebar() {
+            let show_numbers = !self.dir.config.output.html.no_section_label;
+            ctx.insert(
+                "sidebar_html",
+                &super::sidebar::sidebar_html(rows, root, show_numbers),
+            );
+        }
     }
 
     pub(super) fn base_context(&self, root: &str) -> tera::Context {
@@ -140,10 +160,8 @@ impl Site {
             "path": "404.html",
             "number": null,
         }));
-        ctx.insert(
-            "sidebar",
-            &sidebar_for(&self.sidebar, &self.sidebar_index, None),
-        );
+        let sidebar = sidebar_for(&self.sidebar, &self.sidebar_index, None);
+        self.insert_sidebar(&mut ctx, theme, &sidebar, "/");
         ctx.insert("inline_js", &opts.extra_script);
         theme
             .render("page.html", &ctx)
@@ -189,10 +207,8 @@ impl Site {
                 "number": null,
             }),
         );
-        ctx.insert(
-            "sidebar",
-            &sidebar_for(&self.sidebar, &self.sidebar_index, None),
-        );
+        let sidebar = sidebar_for(&self.sidebar, &self.sidebar_index, None);
+        self.insert_sidebar(&mut ctx, theme, &sidebar, "");
         ctx.insert("inline_js", &opts.extra_script);
         theme
             .render("page.html", &ctx)

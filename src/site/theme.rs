@@ -16,9 +16,11 @@ use crate::util::fs::Bounds;
 /// Default templates; a book overrides one by shipping `templates/<name>`.
 pub(crate) const TEMPLATES: [(&str, &str); 3] = [
     ("page.html", include_str!("../../templates/page.html")),
-    ("sidebar.html", include_str!("../../templates/sidebar.html")),
+    ("sidebar.html", SIDEBAR_TEMPLATE),
     ("toc.html", include_str!("../../templates/toc.html")),
 ];
+
+const SIDEBAR_TEMPLATE: &str = include_str!("../../templates/sidebar.html");
 
 /// The book's folder of builder asset overrides (relative to the book root).
 pub(crate) const THEME_DIR: &str = "agentx-theme";
@@ -52,6 +54,16 @@ fn highlight_css() -> &'static str {
 pub(crate) struct Theme {
     tera: Tera,
     assets: Vec<(String, Vec<u8>)>,
+    builtin_sidebar: bool,
+}
+
+/// The built-in `sidebar.html` as registered: when a page's context has
+/// `sidebar_html` (the template's output, written by
+/// [`super::sidebar::sidebar_html`]), that, otherwise the template itself.
+fn builtin_sidebar_template(text: &str) -> String {
+    format!(
+        "{{% if sidebar_html is defined %}}{{{{ sidebar_html | safe }}}}{{% else %}}{text}{{% endif %}}"
+    )
 }
 
 impl Theme {
@@ -79,8 +91,18 @@ impl Theme {
                 templates.push((name, text, p.display().to_string()));
             }
         }
+        // By text: a book may ship a copy of the built-in template (this
+        // repository's sample book does).
+        let builtin_sidebar = templates
+            .iter()
+            .any(|(n, text, _)| n == "sidebar.html" && *text == SIDEBAR_TEMPLATE);
         for (name, text, origin) in &templates {
-            tera.add_raw_template(name, text)
+            let text = if name == "sidebar.html" && builtin_sidebar {
+                builtin_sidebar_template(text)
+            } else {
+                text.clone()
+            };
+            tera.add_raw_template(name, &text)
                 .map_err(|e| anyhow!("template {origin}: {}", tera_message(&e)))?;
         }
         let mut assets: Vec<(String, Vec<u8>)> = ASSETS
@@ -101,7 +123,25 @@ impl Theme {
             }
         }
         assets.sort();
-        Ok(Theme { tera, assets })
+        Ok(Theme {
+            tera,
+            assets,
+            builtin_sidebar,
+        })
+    }
+
+    /// Whether `sidebar.html` is the built-in one, so a page may pass its
+    /// output as `sidebar_html` instead of having tera run it.
+    pub(crate) fn builtin_sidebar(&self) -> bool {
+        self.builtin_sidebar
+    }
+
+    /// The built-in templates and assets alone.
+    #[cfg(test)]
+    pub(crate) fn builtin_for_tests() -> Theme {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let bounds = Bounds::strict(dir.path()).expect("bounds");
+        Theme::load(dir.path(), &bounds).expect("built-in theme loads")
     }
 
     pub(crate) fn render(&self, name: &str, ctx: &tera::Context) -> Result<String> {
