@@ -27,13 +27,15 @@ fn settings(command: &str) -> Vec<Setting<'_>> {
         let key = if line.starts_with('-') {
             line.split_whitespace().next().unwrap_or(line)
         } else {
-            match line.split_once('=') {
-                Some((name, _))
-                    if !name.is_empty()
-                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
-                {
-                    name
-                }
+            // `NAME=…`: the name is the run of ASCII letters, digits and `_`
+            // that starts the line and ends at its first `=` (read up to
+            // there only: command lines are long).
+            let name_len = line
+                .bytes()
+                .position(|b| !(b.is_ascii_alphanumeric() || b == b'_'))
+                .unwrap_or(line.len());
+            match line.as_bytes().get(name_len) {
+                Some(b'=') if name_len > 0 => &line[..name_len],
                 _ => continue,
             }
         };
@@ -130,6 +132,10 @@ mod tests {
         let cmd = "ulimit -n 1\nA_B=1 \\\nX=\"$Y\" \\\npython3 -m m \\\n  --port 1 \\\n  --bare \\\n  --j '{\"a\":1}'";
         let keys: Vec<&str> = settings(cmd).into_iter().map(|s| s.key).collect();
         assert_eq!(keys, ["A_B", "X", "--port", "--bare", "--j"]);
+        // Not names: empty, a non-ASCII or other character before the `=`.
+        let odd = "=1\nÄ=1\nA.B=1\nA B=1\nA\nA=\n_9=x=y";
+        let keys: Vec<&str> = settings(odd).into_iter().map(|s| s.key).collect();
+        assert_eq!(keys, ["A", "_9"]);
     }
 
     #[test]

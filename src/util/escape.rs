@@ -75,7 +75,7 @@ pub(crate) fn code(s: &str) -> String {
     if s.is_empty() {
         return String::new();
     }
-    let fence = "`".repeat(shortest_absent_run(&s, '`'));
+    let fence = "`".repeat(shortest_absent_run(&s, b'`'));
     let all_spaces = s.chars().all(|c| c == ' ');
     let pad = s.starts_with('`')
         || s.ends_with('`')
@@ -94,7 +94,7 @@ pub(crate) fn fenced(lang: &str, body: &str) -> String {
     } else {
         std::borrow::Cow::Borrowed(body)
     };
-    let longest = longest_run(&body, '`');
+    let longest = longest_run(&body, b'`');
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}{lang}\n{body}\n{fence}\n\n")
 }
@@ -209,14 +209,27 @@ pub(crate) fn script_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json
     if !json.bytes().any(|b| matches!(b, b'<' | b'>' | b'&' | 0xE2)) {
         return Ok(json);
     }
+    let bytes = json.as_bytes();
     let mut out = String::with_capacity(json.len() + 16);
-    let mut start = 0;
-    for (i, c) in json.char_indices() {
-        if matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') {
-            out.push_str(&json[start..i]);
-            let _ = write!(out, "\\u{:04x}", c as u32);
-            start = i + c.len_utf8();
-        }
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        let (len, code) = match bytes[i] {
+            b @ (b'<' | b'>' | b'&') => (1, u32::from(b)),
+            // U+2028 and U+2029: E2 80 A8 and E2 80 A9.
+            0xE2 if bytes.get(i + 1) == Some(&0x80)
+                && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9)) =>
+            {
+                (3, 0x2028 + u32::from(bytes[i + 2] - 0xA8))
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(&json[start..i]);
+        let _ = write!(out, "\\u{code:04x}");
+        i += len;
+        start = i;
     }
     out.push_str(&json[start..]);
     Ok(out)
@@ -262,28 +275,30 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-fn longest_run(s: &str, ch: char) -> usize {
+fn longest_run(s: &str, ch: u8) -> usize {
     runs(s, ch).max().unwrap_or(0)
 }
 
 /// The shortest length ≥ 1 of which `s` has no run of `ch` (exactly).
-fn shortest_absent_run(s: &str, ch: char) -> usize {
+fn shortest_absent_run(s: &str, ch: u8) -> usize {
     let lengths: std::collections::BTreeSet<usize> = runs(s, ch).collect();
     (1..).find(|n| !lengths.contains(n)).unwrap_or(1)
 }
 
-/// Lengths of the maximal runs of `ch` in `s`.
-fn runs(s: &str, ch: char) -> impl Iterator<Item = usize> + '_ {
-    let mut run = 0;
-    s.chars().chain(std::iter::once('\0')).filter_map(move |c| {
-        if c == ch {
-            run += 1;
-            None
-        } else {
-            let r = std::mem::take(&mut run);
-            (r > 0).then_some(r)
-        }
-    })
+/// Lengths of the maximal runs of the ASCII `ch` in `s`, read as bytes (an
+/// ASCII byte is never part of a multibyte character): every fenced block
+/// of a build is scanned, and char by char that was a visible cost.
+fn runs(s: &str, ch: u8) -> impl Iterator<Item = usize> + '_ {
+    debug_assert!(ch.is_ascii());
+    let bytes = if s.as_bytes().contains(&ch) {
+        s.as_bytes()
+    } else {
+        &[]
+    };
+    bytes
+        .split(move |b| *b != ch)
+        .map(<[u8]>::len)
+        .filter(|n| *n > 0)
 }
 
 #[cfg(test)]

@@ -304,6 +304,21 @@ fn script_json_by_char(v: &serde_json::Value) -> String {
 }
 
 #[test]
+fn backtick_runs_are_counted_by_bytes() {
+    for (s, longest, shortest_absent) in [
+        ("", 0, 1),
+        ("no ticks é✓", 0, 1),
+        ("`", 1, 2),
+        ("a`b``c", 2, 3),
+        ("é```✓`🚀``", 3, 4),
+        ("``", 2, 1),
+    ] {
+        assert_eq!(longest_run(s, b'`'), longest, "{s:?}");
+        assert_eq!(shortest_absent_run(s, b'`'), shortest_absent, "{s:?}");
+    }
+}
+
+#[test]
 fn byte_wise_escapes_match_the_char_wise_ones() {
     let cases = [
         "",
