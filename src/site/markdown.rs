@@ -80,7 +80,7 @@ pub(crate) fn render(
         names: CopyNames::default(),
     };
     let events: Vec<Event<'_>> = options.parser(markdown).collect();
-    let mut out: Vec<Event<'_>> = Vec::new();
+    let mut out: Vec<Event<'_>> = Vec::with_capacity(events.len());
     let mut i = 0;
     while i < events.len() {
         match &events[i] {
@@ -125,7 +125,10 @@ pub(crate) fn render(
             }
         }
     }
-    let mut body = String::new();
+    // Room for the page up front: growing a page of several hundred KiB by
+    // doubling copied it again and again. Highlighted code makes the HTML
+    // about twice the Markdown.
+    let mut body = String::with_capacity(markdown.len() * 2);
     html::push_html(&mut body, out.into_iter());
     RenderedMarkdown {
         html: body,
