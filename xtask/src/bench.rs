@@ -35,6 +35,8 @@ pub(crate) struct BenchOptions {
     pub(crate) directives: Vec<usize>,
     /// Measure the directives only.
     pub(crate) directives_only: bool,
+    /// Measure the incremental rebuild only (in process, no binary built).
+    pub(crate) incremental_only: bool,
     /// A directory of real data files to build a book of (see `realdata`).
     pub(crate) real_data: Option<PathBuf>,
     /// Another `mdbook-agentx` binary whose builds run interleaved with ours.
@@ -54,7 +56,12 @@ struct Bench<'a> {
 
 /// Runs every measurement and prints the report as Markdown on stdout.
 pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
-    let exe = release_binary()?;
+    // The incremental rebuild runs in this process: no binary to build.
+    let exe = if opts.incremental_only {
+        PathBuf::new()
+    } else {
+        release_binary()?
+    };
     let baseline = match &opts.baseline {
         Some(p) => Some(
             std::fs::canonicalize(p)
@@ -65,7 +72,7 @@ pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
     let bins = Binaries {
         exe: exe.clone(),
         baseline,
-        mdbook: opts.mdbook && mdbook_05_on_path(),
+        mdbook: opts.mdbook && !opts.incremental_only && mdbook_05_on_path(),
     };
     let book = std::fs::canonicalize(&opts.book)
         .with_context(|| format!("cannot open {}", opts.book.display()))?;
@@ -83,7 +90,9 @@ pub(crate) fn run(opts: &BenchOptions) -> Result<()> {
     };
     let cpu_at_start = std::fs::read_to_string("/proc/stat").ok();
     let mut md = machine(b.runs);
-    md.push_str(&binaries(&b.bins));
+    if !opts.incremental_only {
+        md.push_str(&binaries(&b.bins));
+    }
     let measured = b.measure_all();
     // Removed whether or not a measurement failed: it may hold copies of
     // third-party data (`--real-data`) and several built sites.
@@ -168,6 +177,9 @@ impl Bench<'_> {
     /// Every section the options ask for, in report order.
     fn measure_all(&self) -> Result<String> {
         let mut md = String::new();
+        if self.opts.incremental_only {
+            return self.incremental();
+        }
         if !self.opts.directives_only {
             md.push_str(&self.decode()?);
             md.push_str(&self.full_build()?);

@@ -6,7 +6,8 @@
 //!   `--real-data DIR` adds builds of a book of the real data files,
 //!   `--baseline BIN` runs another binary's builds interleaved with this
 //!   one's, `--directives 1000,10000` adds one chapter of that many
-//!   directives through the mdBook protocol (`--directives-only`: just that).
+//!   directives through the mdBook protocol (`--directives-only`: just that);
+//!   `--incremental-only` measures only the rebuild after a data-file edit.
 //! - `deployments`: a model with N deployments (scale figures, issue 12).
 //! - `serve-latency`: from a data-file edit to `serve`'s reload event.
 //! - `scaled`: writes the synthetic N× book `bench --scale` measures, to
@@ -71,6 +72,10 @@ enum Task {
         /// Only the directive measurement (with `--directives`).
         #[arg(long)]
         directives_only: bool,
+        /// Only the incremental rebuild after a data-file edit (in process:
+        /// no release binary is built).
+        #[arg(long, conflicts_with = "directives_only")]
+        incremental_only: bool,
         /// Also build a book of the data files in this directory, with one
         /// chapter per file (e.g. `../shared/reference/sglang-cookbook`;
         /// assembled in a scratch directory, never in the repository).
@@ -129,6 +134,7 @@ fn main() -> ExitCode {
             no_mdbook,
             directives,
             directives_only,
+            incremental_only,
             real_data,
             baseline,
         } => bench::run(&bench::BenchOptions {
@@ -139,6 +145,7 @@ fn main() -> ExitCode {
             mdbook: !no_mdbook,
             directives,
             directives_only,
+            incremental_only,
             real_data,
             baseline,
         }),
