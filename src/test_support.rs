@@ -98,7 +98,7 @@ pub(crate) fn files_under(dir: &Path) -> Vec<crate::site::SiteFile> {
         .into_iter()
         .map(|p| crate::site::SiteFile {
             path: p.strip_prefix(dir).unwrap().to_path_buf(),
-            bytes: std::fs::read(&p).unwrap(),
+            bytes: std::sync::Arc::new(std::fs::read(&p).unwrap()),
         })
         .collect()
 }

@@ -160,12 +160,7 @@ fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first:
                 .rendered
                 .files
                 .into_iter()
-                .map(|f| {
-                    (
-                        f.path.to_string_lossy().replace('\\', "/"),
-                        Arc::new(f.bytes),
-                    )
-                })
+                .map(|f| (f.path.to_string_lossy().replace('\\', "/"), f.bytes))
                 .collect();
             {
                 let mut site = shared.site.write().expect("site lock");

@@ -153,9 +153,10 @@ impl Site {
             Some(html) => html,
             None => {
                 run.counts.pages.fetch_add(1, Ordering::Relaxed);
-                let html = self
-                    .render_page(i, &body, run.theme, run.opts)?
-                    .into_bytes();
+                let html = Arc::new(
+                    self.render_page(i, &body, run.theme, run.opts)?
+                        .into_bytes(),
+                );
                 if let (Some(c), Some(k)) = (run.cache, keys) {
                     lock(c).pages.insert(k.pages[i], html.clone());
                 }
@@ -163,9 +164,9 @@ impl Site {
             }
         };
         if i == 0 && run.front_is_first {
-            run.out.put(Path::new("index.html"), html.clone())?;
+            run.out.put_shared(Path::new("index.html"), html.clone())?;
         }
-        run.out.put(&html_path(&page.path), html)?;
+        run.out.put_shared(&html_path(&page.path), html)?;
         let url = href(&html_path(&page.path));
         Ok(site_page(&page.path, &page.title, &url, &body.headings))
     }
@@ -250,6 +251,7 @@ impl Site {
                 .cloned(),
         );
         for SiteFile { path: rel, bytes } in self.static_files()? {
+            let bytes = Arc::unwrap_or_clone(bytes);
             if generated.contains(&rel) {
                 eprintln!(
                     "warning: {} is not copied: the build generates {}; rename it",
@@ -273,7 +275,7 @@ impl Site {
             if p.extension().is_none_or(|e| e != "md") {
                 let bytes = bounds.read(&p)?;
                 let rel = p.strip_prefix(&src).expect("under src").to_path_buf();
-                out.push(SiteFile { path: rel, bytes });
+                out.push(SiteFile::new(rel, bytes));
             }
         }
         Ok(out)

@@ -4,11 +4,13 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hash, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::markdown::RenderedMarkdown;
+use super::search::Catalog;
 use super::*;
+use crate::preprocessor::DeploymentSummary;
 
 /// What a rebuild reuses (`serve`, `watch`): chapter bodies by a hash of
 /// (chapter path, Markdown), so only chapters whose Markdown changed are
@@ -19,7 +21,7 @@ use super::*;
 #[derive(Default)]
 pub(crate) struct RenderCache {
     pub(super) bodies: HashMap<u64, Arc<RenderedMarkdown>>,
-    pub(super) pages: HashMap<u64, Vec<u8>>,
+    pub(super) pages: HashMap<u64, Arc<Vec<u8>>>,
 }
 
 impl RenderCache {
@@ -35,12 +37,78 @@ impl RenderCache {
 }
 
 /// What a rebuild reuses of the expansion (`serve`, `watch`): each
-/// chapter's expansion, and the search catalog of its deployments by the
-/// expansion's stamp. Clear it when `book.toml` changes.
+/// chapter's expansion, and the search catalog of its deployments.
+/// Clear it when `book.toml` changes.
 #[derive(Default)]
 pub(crate) struct ExpandCache {
     pub(super) chapters: crate::preprocessor::ExpansionCache,
-    pub(super) catalogs: HashMap<u64, Arc<super::search::Catalog>>,
+    pub(super) catalogs: CatalogCache,
+}
+
+/// Search catalogs of chapters, by the expansion's stamp, and of single
+/// deployments, by their summary: a data edit expands a chapter again, and
+/// then only the deployments whose summary changed are tokenized again
+/// (merging the deployments' catalogs in order gives the chapter's, see
+/// [`Catalog::merge`]).
+#[derive(Default)]
+pub(crate) struct CatalogCache {
+    chapters: HashMap<u64, Arc<Catalog>>,
+    /// By deployment chapter: its catalog and what it was made from.
+    deployments: HashMap<PathBuf, DeploymentCatalog>,
+}
+
+/// The catalog of one deployment, with the summary it was made from.
+struct DeploymentCatalog {
+    /// The expansion that showed it last (an entry no live expansion
+    /// shows is dropped).
+    stamp: u64,
+    /// Its chapter's summaries and its index there: nothing is copied.
+    summaries: Arc<Vec<DeploymentSummary>>,
+    at: usize,
+    catalog: Arc<Catalog>,
+}
+
+impl CatalogCache {
+    /// The catalog of the expansion `stamp` showing `deployments`.
+    pub(super) fn chapter(
+        &mut self,
+        stamp: u64,
+        deployments: &Arc<Vec<DeploymentSummary>>,
+    ) -> Arc<Catalog> {
+        if let Some(part) = self.chapters.get(&stamp) {
+            return part.clone();
+        }
+        let mut part = Catalog::default();
+        for (at, d) in deployments.iter().enumerate() {
+            let catalog = match self.deployments.get(&d.chapter) {
+                Some(hit) if hit.summaries.get(hit.at) == Some(d) => hit.catalog.clone(),
+                _ => Arc::new(Catalog::of(std::slice::from_ref(d))),
+            };
+            part.merge(&catalog);
+            let entry = DeploymentCatalog {
+                stamp,
+                summaries: deployments.clone(),
+                at,
+                catalog,
+            };
+            self.deployments.insert(d.chapter.clone(), entry);
+        }
+        let part = Arc::new(part);
+        self.chapters.insert(stamp, part.clone());
+        part
+    }
+
+    /// Forgets the chapters of other expansions than `stamps`, and the
+    /// deployments none of those shows.
+    pub(super) fn keep_only(&mut self, stamps: &HashSet<u64>) {
+        self.chapters.retain(|stamp, _| stamps.contains(stamp));
+        self.deployments.retain(|_, d| stamps.contains(&d.stamp));
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.chapters.clear();
+        self.deployments.clear();
+    }
 }
 
 impl ExpandCache {

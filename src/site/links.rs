@@ -371,7 +371,7 @@ mod tests {
     fn file(p: &str, s: &str) -> SiteFile {
         SiteFile {
             path: PathBuf::from(p),
-            bytes: s.as_bytes().to_vec(),
+            bytes: std::sync::Arc::new(s.as_bytes().to_vec()),
         }
     }
 

@@ -237,10 +237,7 @@ impl Site {
             match (chapter.stamp, catalogs.as_deref_mut()) {
                 (Some(stamp), Some(cached)) => {
                     stamps.insert(stamp);
-                    let part = cached
-                        .entry(stamp)
-                        .or_insert_with(|| Arc::new(Catalog::of(&chapter.deployments)));
-                    catalog.merge(part);
+                    catalog.merge(&cached.chapter(stamp, &chapter.deployments));
                 }
                 _ => catalog.add(&chapter.deployments),
             }
@@ -252,7 +249,7 @@ impl Site {
             sets(chapter.manifest)
         })?;
         if let Some(c) = cache {
-            c.catalogs.retain(|stamp, _| stamps.contains(stamp));
+            c.catalogs.keep_only(&stamps);
         }
         let mut pages = Vec::new();
         let mut sidebar = Vec::new();

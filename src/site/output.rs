@@ -3,8 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, bail};
 use tempfile::TempDir;
@@ -19,6 +19,14 @@ use crate::util::fs::{is_plain_relative, resolve_output_dir};
 pub(crate) trait FileSink: Sync {
     /// Stores `bytes` at `rel`, a path relative to the site root.
     fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()>;
+
+    /// [`FileSink::put`] for bytes a cache may share (a laid-out page):
+    /// sinks that keep files keep the `Arc`, so an unchanged page of a
+    /// rebuild is not copied; the others take the bytes, copied only when
+    /// they are shared.
+    fn put_shared(&self, rel: &Path, bytes: Arc<Vec<u8>>) -> Result<()> {
+        self.put(rel, Arc::unwrap_or_clone(bytes))
+    }
 }
 
 /// One file of a built site.
@@ -26,7 +34,17 @@ pub(crate) trait FileSink: Sync {
 pub(crate) struct SiteFile {
     /// Path relative to the site root.
     pub path: PathBuf,
-    pub bytes: Vec<u8>,
+    /// Shared with the render cache while the page is unchanged.
+    pub bytes: Arc<Vec<u8>>,
+}
+
+impl SiteFile {
+    pub(crate) fn new(path: PathBuf, bytes: Vec<u8>) -> SiteFile {
+        SiteFile {
+            path,
+            bytes: Arc::new(bytes),
+        }
+    }
 }
 
 /// Files kept in memory.
@@ -44,6 +62,10 @@ impl MemoryFiles {
 
 impl FileSink for MemoryFiles {
     fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()> {
+        self.put_shared(rel, Arc::new(bytes))
+    }
+
+    fn put_shared(&self, rel: &Path, bytes: Arc<Vec<u8>>) -> Result<()> {
         self.0.lock().expect("files lock").push(SiteFile {
             path: rel.to_path_buf(),
             bytes,
@@ -69,6 +91,14 @@ impl FileSink for Inspected<'_> {
             self.problems.lock().expect("problems lock").extend(found);
         }
         self.inner.put(rel, bytes)
+    }
+
+    fn put_shared(&self, rel: &Path, bytes: Arc<Vec<u8>>) -> Result<()> {
+        let found = (self.inspect)(rel, &bytes);
+        if !found.is_empty() {
+            self.problems.lock().expect("problems lock").extend(found);
+        }
+        self.inner.put_shared(rel, bytes)
     }
 }
 
@@ -271,6 +301,10 @@ fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
 
 impl FileSink for Staging {
     fn put(&self, rel: &Path, bytes: Vec<u8>) -> Result<()> {
+        self.write(rel, &bytes)
+    }
+
+    fn put_shared(&self, rel: &Path, bytes: Arc<Vec<u8>>) -> Result<()> {
         self.write(rel, &bytes)
     }
 }

@@ -64,12 +64,12 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
             continue;
         }
         let bytes = dir.bounds.read(&p)?;
-        files.push(SiteFile { path: rel, bytes });
+        files.push(SiteFile::new(rel, bytes));
         copied += 1;
     }
     files.push(SiteFile {
         path: PathBuf::from("SUMMARY.md"),
-        bytes: summary.into_bytes(),
+        bytes: std::sync::Arc::new(summary.into_bytes()),
     });
     write_atomically(out, &files)?;
     Ok(MarkdownReport {
@@ -110,7 +110,9 @@ fn chapters_of(
                 if let Some(path) = &ch.path {
                     files.push(SiteFile {
                         path: path.clone(),
-                        bytes: portable_chapter(&ch.content, markdown).into_bytes(),
+                        bytes: std::sync::Arc::new(
+                            portable_chapter(&ch.content, markdown).into_bytes(),
+                        ),
                     });
                 }
                 chapters_of(&ch.sub_items, depth + 1, markdown, summary, files);

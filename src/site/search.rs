@@ -437,7 +437,7 @@ mod tests {
             .iter()
             .find(|f| f.path == Path::new(SEARCH_INDEX))
             .unwrap();
-        let text = String::from_utf8(script.bytes.clone()).unwrap();
+        let text = String::from_utf8(script.bytes.to_vec()).unwrap();
         let json = text
             .strip_prefix("window.AGENTX_SEARCH_INDEX = ")
             .and_then(|t| t.strip_suffix(";\n"))

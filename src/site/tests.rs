@@ -36,7 +36,7 @@ fn single_file_keeps_anchors_unique_and_links_inside() {
     assert!(html.contains("<style>"));
     let files = vec![SiteFile {
         path: PathBuf::from("book.html"),
-        bytes: html.clone().into_bytes(),
+        bytes: std::sync::Arc::new(html.clone().into_bytes()),
     }];
     let links::LinkCheck { stats, problems } = links::check(&files, &[]);
     assert!(
@@ -162,7 +162,7 @@ fn large_books_get_short_sidebars_and_a_page_of_all_chapters() {
             .iter()
             .find(|f| f.path == Path::new(rel))
             .unwrap_or_else(|| panic!("{rel}"));
-        String::from_utf8(f.bytes.clone()).unwrap()
+        String::from_utf8(f.bytes.to_vec()).unwrap()
     };
     // The page of all chapters links every chapter once, in reading order.
     let all = html(ALL_CHAPTERS);

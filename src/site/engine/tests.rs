@@ -1,0 +1,253 @@
+//! Tests of the engine: what each change means, and that every rebuild
+//! equals a fresh render.
+
+use super::*;
+use crate::test_support::{copy_dir, mini_book, read, repo, temp};
+
+/// (path relative to the book root, what it means), for a book whose
+/// data directory lies inside its source dir, as the sample book's does.
+const CHANGE_KINDS: &[(&str, Option<ChangeKind>)] = &[
+    ("book.toml", Some(ChangeKind::Config)),
+    ("content/book.toml", Some(ChangeKind::Content)),
+    ("templates/page.html", Some(ChangeKind::Theme)),
+    ("agentx-theme/book.css", Some(ChangeKind::Theme)),
+    ("agentx-theme/new/x.svg", Some(ChangeKind::Theme)),
+    // mdBook's theme folder: not the builder's.
+    ("theme/book.js", None),
+    ("content/agentx/qwen3.5.jsx", Some(ChangeKind::Data)),
+    ("content/agentx/deep/x.json", Some(ChangeKind::Data)),
+    ("content/agentx/README.md", None),
+    ("content/agentx/.x.json.swp", None),
+    ("content/models/qwen3.5.md", Some(ChangeKind::Content)),
+    ("content/SUMMARY.md", Some(ChangeKind::Content)),
+    ("content/images/a.png", Some(ChangeKind::Content)),
+    ("content/models/qwen3.5.md~", None),
+    ("content/4913", None),
+    ("book/index.html", None),
+    ("flags/sglang.json", None),
+    ("templatesx/page.html", None),
+    ("README.md", None),
+];
+
+#[test]
+fn change_kinds() {
+    let root = Path::new("/books/b");
+    let book = BookInputs {
+        root: root.to_path_buf(),
+        src: root.join("content"),
+        data: root.join("content/agentx"),
+    };
+    for (rel, want) in CHANGE_KINDS {
+        assert_eq!(change_kind(&book, &root.join(rel)), *want, "{rel}");
+    }
+    // Outside the book, even under a name the book uses.
+    assert_eq!(change_kind(&book, Path::new("/other/book.toml")), None);
+    assert_eq!(change_kind(&book, Path::new("/other/content/a.md")), None);
+}
+
+#[test]
+fn editor_noise() {
+    for n in [
+        "a.md~",
+        ".a.md.swp",
+        "4913",
+        ".#a.md",
+        "x.json___jb_tmp___",
+        "a.tmp",
+    ] {
+        assert!(is_editor_noise(Path::new(n)), "{n}");
+    }
+    for n in ["a.md", "x.json", "book.toml"] {
+        assert!(!is_editor_noise(Path::new(n)), "{n}");
+    }
+}
+
+/// Rebuilds after `changes` and asserts the site equals a fresh render.
+fn rebuild_like_fresh(
+    engine: &mut Engine,
+    book: &Path,
+    changes: &[Change],
+    opts: &BuildOptions,
+) -> Rebuild {
+    let r = engine.rebuild(changes, opts).unwrap();
+    let fresh = Site::load(book).unwrap().render_files(opts).unwrap();
+    assert!(
+        r.rendered.files == fresh,
+        "{changes:?}: differs from a fresh render"
+    );
+    r
+}
+
+/// The engine of `serve` and `watch` reuses chapter bodies and laid-out
+/// pages; after every kind of change its site must equal a fresh render.
+#[test]
+fn rebuilds_only_what_changed_and_match_a_fresh_render() {
+    let book = mini_book("engine-cache");
+    let opts = BuildOptions::default();
+    let mut engine = Engine::open(&book).unwrap();
+    let mut rebuild = |changes: &[Change]| {
+        let r = rebuild_like_fresh(&mut engine, &book, changes, &opts);
+        (r.rendered.rerendered, r.rendered.laid_out)
+    };
+    assert_eq!(rebuild(&[Change::Content]), (4, 4));
+    // Nothing changed: nothing rendered or laid out again.
+    assert_eq!(rebuild(&[Change::Content]), (0, 0));
+    // A chapter's text: its body and page only.
+    let plain = book.join("src/plain.md");
+    std::fs::write(&plain, read(&plain) + "\nOne more line.\n").unwrap();
+    assert_eq!(rebuild(&[Change::Content]), (1, 1));
+    // A chapter title in SUMMARY.md: every sidebar changes, no body does.
+    let summary = book.join("src/SUMMARY.md");
+    std::fs::write(&summary, read(&summary).replace("[Plain]", "[Plain text]")).unwrap();
+    assert_eq!(rebuild(&[Change::Content]), (0, 4));
+    // A template: every page is laid out again.
+    std::fs::create_dir_all(book.join("templates")).unwrap();
+    let page = read(&repo().join("templates/page.html"));
+    std::fs::write(
+        book.join("templates/page.html"),
+        page.replace(
+            "<main id=\"content\">",
+            "<main id=\"content\" data-x=\"1\">",
+        ),
+    )
+    .unwrap();
+    assert_eq!(rebuild(&[Change::Theme]), (0, 4));
+    // A data file: the pages it feeds.
+    let data = book.join("data/mini.json");
+    std::fs::write(
+        &data,
+        read(&data).replacen(
+            "\"--max-running-requests\": [\"",
+            "\"--max-running-requests\": [\"1",
+            1,
+        ),
+    )
+    .unwrap();
+    let (bodies, pages) = rebuild(&[Change::Data(vec![data.clone()])]);
+    assert!(
+        bodies >= 1 && bodies == pages && pages < 4,
+        "{bodies} {pages}"
+    );
+}
+
+/// A data-file edit expands again only the chapters whose directives use
+/// that file (counted by the engine, not timed); every rebuild still
+/// equals a fresh render.
+#[test]
+fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
+    let book = temp("engine-expansions");
+    std::fs::create_dir_all(&*book).unwrap();
+    for f in ["book.toml", "agentx.css", "agentx.js"] {
+        std::fs::copy(repo().join(f), book.join(f)).unwrap();
+    }
+    for d in ["content", "agentx"] {
+        copy_dir(&repo().join(d), &book.join(d));
+    }
+    // A second chapter showing DeepSeek-V4.1 (the authoring guide's
+    // directive is in a code block: not expanded).
+    let intro = book.join("content/intro.md");
+    std::fs::write(
+        &intro,
+        read(&intro) + "\n<<agentx page=\"DeepSeek-V4.1\">>\n",
+    )
+    .unwrap();
+    let opts = BuildOptions::default();
+    let mut engine = Engine::open(&book).unwrap();
+    let mut rebuild = |changes: &[Change]| {
+        rebuild_like_fresh(&mut engine, &book, changes, &opts).chapters_expanded()
+    };
+    let edit = |rel: &str| {
+        let path = book.join(rel);
+        let text = read(&path);
+        let edited = text.replacen(
+            "\"--max-running-requests\": [\"",
+            "\"--max-running-requests\": [\"1",
+            1,
+        );
+        assert_ne!(text, edited, "{rel}");
+        std::fs::write(&path, edited).unwrap();
+        vec![Change::Data(vec![path])]
+    };
+    // Six model chapters, the introduction, and the authoring guide (its
+    // escaped directive is expanded to the literal text).
+    assert_eq!(rebuild(&[Change::Content]), 8);
+    assert_eq!(rebuild(&[Change::Content]), 0);
+    assert_eq!(rebuild(&edit("agentx/muse-spark-open.json")), 1);
+    assert_eq!(rebuild(&edit("agentx/deepseek-v4.1.json")), 2);
+    // A file no chapter shows.
+    std::fs::write(
+        book.join("agentx/extra.json"),
+        read(&book.join("agentx/glm-5.2.json")).replace("\"GLM-5.2\"", "\"GLM-Extra\""),
+    )
+    .unwrap();
+    assert_eq!(
+        rebuild(&[Change::Data(vec![book.join("agentx/extra.json")])]),
+        0
+    );
+    // A chapter's text: that chapter.
+    let glm = book.join("content/models/glm-5.2.md");
+    std::fs::write(&glm, read(&glm) + "\nOne more line.\n").unwrap();
+    assert_eq!(rebuild(&[Change::Content]), 1);
+    // A file the page moves to: the chapter follows it.
+    std::fs::remove_file(book.join("agentx/muse-spark-open.json")).unwrap();
+    let moved = book.join("agentx/muse.json");
+    std::fs::write(&moved, read(&repo().join("agentx/muse-spark-open.json"))).unwrap();
+    let gone = book.join("agentx/muse-spark-open.json");
+    assert_eq!(rebuild(&[Change::Data(vec![gone, moved])]), 1);
+    // `book.toml`: every chapter.
+    assert_eq!(rebuild(&[Change::Config]), 8);
+}
+
+/// A copy of the sample book (chapters, data, assets) in a fresh directory.
+fn sample_copy(name: &str) -> crate::test_support::Scratch {
+    let book = temp(name);
+    std::fs::create_dir_all(&*book).unwrap();
+    for f in ["book.toml", "agentx.css", "agentx.js"] {
+        std::fs::copy(repo().join(f), book.join(f)).unwrap();
+    }
+    for d in ["content", "agentx"] {
+        copy_dir(&repo().join(d), &book.join(d));
+    }
+    book
+}
+
+/// What the caches keep per deployment (laid-out pages, search catalogs):
+/// an edit of one deployment's command, then its revert, each equal a
+/// fresh render, and the reverted site is the first one again.
+#[test]
+fn deployment_edits_and_reverts_match_a_fresh_render() {
+    let book = sample_copy("engine-revert");
+    let opts = BuildOptions::default();
+    let mut engine = Engine::open(&book).unwrap();
+    let first = rebuild_like_fresh(&mut engine, &book, &[Change::Content], &opts);
+    let data = book.join("agentx/muse-spark-open.json");
+    let original = read(&data);
+    let change = [Change::Data(vec![data.clone()])];
+    for edited in [
+        original.replacen(
+            "\"--max-running-requests\": [\"",
+            "\"--max-running-requests\": [\"1",
+            1,
+        ),
+        // A second deployment's too, then a word no deployment had.
+        original
+            .replacen(
+                "\"--max-running-requests\": [\"",
+                "\"--max-running-requests\": [\"2",
+                2,
+            )
+            .replacen(
+                "\"--max-running-requests\"",
+                "\"--max-running-requests-x\"",
+                1,
+            ),
+    ] {
+        assert_ne!(edited, original);
+        std::fs::write(&data, &edited).unwrap();
+        let r = rebuild_like_fresh(&mut engine, &book, &change, &opts);
+        assert!(r.rendered.files != first.rendered.files, "the edit shows");
+        std::fs::write(&data, &original).unwrap();
+        let r = rebuild_like_fresh(&mut engine, &book, &change, &opts);
+        assert!(r.rendered.files == first.rendered.files, "reverted");
+    }
+}
