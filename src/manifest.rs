@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
+use std::sync::Arc;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -121,20 +122,28 @@ impl<W: Write> ManifestWriter<W> {
     }
 
     pub(crate) fn push(&mut self, e: &ManifestEntry) -> Result<()> {
+        if self.is_new(e)? {
+            self.out.write_all(entry_json(e)?.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// [`ManifestWriter::push`] with the entry's text from [`entry_json`].
+    fn push_formatted(&mut self, e: &ManifestEntry, json: &str) -> Result<()> {
+        if self.is_new(e)? {
+            self.out.write_all(json.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Whether `e` is not written yet; then writes the separator before it.
+    fn is_new(&mut self, e: &ManifestEntry) -> Result<bool> {
         if !self.seen.insert((e.page.clone(), e.id.clone())) {
-            return Ok(());
+            return Ok(false);
         }
         self.out
             .write_all(if self.seen.len() == 1 { b"\n" } else { b",\n" })?;
-        // JSON strings escape line breaks, so indenting every line is exact.
-        for (i, line) in serde_json::to_string_pretty(e)?.lines().enumerate() {
-            if i > 0 {
-                self.out.write_all(b"\n")?;
-            }
-            self.out.write_all(b"    ")?;
-            self.out.write_all(line.as_bytes())?;
-        }
-        Ok(())
+        Ok(true)
     }
 
     /// Closes the JSON; returns the writer and the number of command sets.
@@ -144,6 +153,65 @@ impl<W: Write> ManifestWriter<W> {
             .write_all(if n == 0 { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
         self.out.flush()?;
         Ok((self.out, n))
+    }
+}
+
+/// An entry as the manifest lists it: pretty JSON, indented.
+fn entry_json(e: &ManifestEntry) -> Result<String> {
+    let mut out = String::new();
+    // JSON strings escape line breaks, so indenting every line is exact.
+    for (i, line) in serde_json::to_string_pretty(e)?.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str("    ");
+        out.push_str(line);
+    }
+    Ok(out)
+}
+
+/// Each chapter's entries as the manifest lists them, kept between
+/// rebuilds (`serve`, `watch`): a rebuild formats only entries that differ
+/// from the ones the same chapter had, and copies the others' text.
+#[derive(Debug, Default)]
+pub(crate) struct ManifestCache {
+    /// By chapter, in book order.
+    chapters: Vec<ChapterJson>,
+}
+
+/// A chapter's entries and each one's JSON.
+type ChapterJson = (Arc<Vec<ManifestEntry>>, Vec<Arc<str>>);
+
+impl ManifestCache {
+    /// The manifest of `chapters`' entries, in order (as [`ManifestWriter`]
+    /// writes it); remembers their text for the next call.
+    pub(crate) fn write(&mut self, chapters: &[Arc<Vec<ManifestEntry>>]) -> Result<Vec<u8>> {
+        let mut w = ManifestWriter::new(Vec::new())?;
+        let mut next = Vec::with_capacity(chapters.len());
+        for (i, entries) in chapters.iter().enumerate() {
+            let old = self.chapters.get(i);
+            let texts = match old {
+                Some((was, texts)) if Arc::ptr_eq(was, entries) => texts.clone(),
+                _ => entries
+                    .iter()
+                    .enumerate()
+                    .map(|(j, e)| match old {
+                        Some((was, texts)) if was.get(j) == Some(e) => Ok(texts[j].clone()),
+                        _ => Ok(Arc::from(entry_json(e)?)),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            };
+            for (e, json) in entries.iter().zip(&texts) {
+                w.push_formatted(e, json)?;
+            }
+            next.push((entries.clone(), texts));
+        }
+        self.chapters = next;
+        Ok(w.finish()?.0)
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.chapters.clear();
     }
 }
 
@@ -262,7 +330,33 @@ mod tests {
             w.push(e).unwrap();
         }
         let (bytes, n) = w.finish().unwrap();
-        assert_eq!((String::from_utf8(bytes).unwrap(), n), (expected, 3));
+        assert_eq!(
+            (String::from_utf8(bytes).unwrap(), n),
+            (expected.clone(), 3)
+        );
+        // Cached per chapter: the same bytes, first and again after an edit
+        // (a changed entry, a chapter's list replaced) and its revert.
+        let mut cache = ManifestCache::default();
+        let chapters = vec![
+            Arc::new(entries[..2].to_vec()),
+            Arc::new(entries[2..].to_vec()),
+        ];
+        assert_eq!(cache.write(&chapters).unwrap(), expected.as_bytes());
+        let mut edited = entries.clone();
+        edited[1].text = "edited".into();
+        edited[3].id = "d".into();
+        let fresh = |v: &[ManifestEntry]| {
+            let mut w = ManifestWriter::new(Vec::new()).unwrap();
+            v.iter().for_each(|e| w.push(e).unwrap());
+            w.finish().unwrap().0
+        };
+        let now = vec![
+            Arc::new(edited[..2].to_vec()),
+            Arc::new(edited[2..].to_vec()),
+        ];
+        assert_eq!(cache.write(&now).unwrap(), fresh(&edited));
+        assert_eq!(cache.write(&now).unwrap(), fresh(&edited));
+        assert_eq!(cache.write(&chapters).unwrap(), expected.as_bytes());
         let empty = Manifest::new(Vec::new());
         assert_eq!(
             empty.to_json(),

@@ -44,12 +44,9 @@ impl Site {
         let counts = self.render_into(markdown, theme, Some(&shared), opts, &files);
         *cache = shared.into_inner().expect("render cache lock");
         let counts = counts?;
-        // Written from the entries in place: a rebuild should not copy every set's text.
-        let mut manifest = crate::manifest::ManifestWriter::new(Vec::new())?;
-        for e in self.manifest.iter().flat_map(|sets| sets.iter()) {
-            manifest.push(e)?;
-        }
-        files.put(Path::new(crate::manifest::MANIFEST), manifest.finish()?.0)?;
+        // Entries that did not change are not formatted again.
+        let manifest = cache.manifest.write(&self.manifest)?;
+        files.put(Path::new(crate::manifest::MANIFEST), manifest)?;
         Ok(Rendered {
             files: files.into_sorted(),
             rerendered: counts.bodies.into_inner(),

@@ -22,12 +22,15 @@ use crate::preprocessor::DeploymentSummary;
 pub(crate) struct RenderCache {
     pub(super) bodies: HashMap<u64, Arc<RenderedMarkdown>>,
     pub(super) pages: HashMap<u64, Arc<Vec<u8>>>,
+    /// The manifest's entries as JSON, by chapter.
+    pub(super) manifest: crate::manifest::ManifestCache,
 }
 
 impl RenderCache {
     pub(crate) fn clear(&mut self) {
         self.bodies.clear();
         self.pages.clear();
+        self.manifest.clear();
     }
 
     /// Forgets laid-out pages only (the templates changed).
