@@ -126,7 +126,16 @@ pub(crate) fn expand_book(
                 on_error: settings.agentx.on_error,
                 markdown: settings.markdown,
             };
-            let (e, deps) = expand_tracked(job.content, job.path, &job.display, library, options)?;
+            // A chapter whose pages changed re-renders only the deployments that did.
+            let previous = reused.and_then(|c| c.previous(job.path, job.content));
+            let (e, deps) = expand_tracked(
+                job.content,
+                job.path,
+                &job.display,
+                library,
+                options,
+                previous.as_deref(),
+            )?;
             Ok(Expansion::Fresh(e, deps))
         })?;
         for (job, e) in chunk.iter().zip(expanded) {

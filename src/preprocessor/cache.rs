@@ -30,6 +30,18 @@ pub(crate) struct CachedExpansion {
     pub(super) subchapters: Vec<DeploymentChapter>,
     pub(super) manifest: Arc<Vec<ManifestEntry>>,
     pub(super) deployments: Arc<Vec<DeploymentSummary>>,
+    /// What each section's deployment chapters were rendered with.
+    pub(super) contexts: Vec<SectionContext>,
+}
+
+impl CachedExpansion {
+    /// The decoded page the directives named `key` used.
+    pub(super) fn page(&self, key: &(Option<String>, Option<String>)) -> Option<&DecodedPage> {
+        self.dependencies
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, page)| &**page)
+    }
 }
 
 /// Expansions by chapter path. The book's settings (`book.toml`) are not in
@@ -70,6 +82,15 @@ impl ExpansionCache {
         current.then(|| e.clone())
     }
 
+    /// The last expansion of the chapter at `path` when its text is still
+    /// `source` (its pages changed): what a new expansion may reuse.
+    pub(super) fn previous(&self, path: &Path, source: &str) -> Option<Arc<CachedExpansion>> {
+        self.entries
+            .get(path)
+            .filter(|e| e.source == source)
+            .cloned()
+    }
+
     /// Keeps a fresh expansion and returns it as cached. Expansions with
     /// warnings are not kept: their messages can name any page of the library.
     pub(super) fn insert(
@@ -88,6 +109,7 @@ impl ExpansionCache {
             subchapters: expanded.subchapters,
             manifest: Arc::new(expanded.manifest),
             deployments: Arc::new(expanded.deployments),
+            contexts: expanded.contexts,
         });
         if expanded.warnings.is_empty() {
             self.entries.insert(path.to_path_buf(), entry.clone());

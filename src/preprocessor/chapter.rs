@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 
-use super::cache::Dependency;
+use super::cache::{CachedExpansion, Dependency};
 use super::directive::{self, Found, Occurrence, Replacement};
 use super::parse::Directive;
 use super::*;
@@ -32,6 +32,22 @@ pub struct Expanded {
     pub manifest: Vec<ManifestEntry>,
     /// Every deployment the chapter now shows, for the standalone builder.
     pub(crate) deployments: Vec<DeploymentSummary>,
+    /// Each section's render context, by section anchor (see
+    /// [`render::PreviousSection`]).
+    pub(crate) contexts: Vec<SectionContext>,
+}
+
+/// What a section's deployment chapters were rendered with, for the next
+/// expansion of the chapter to reuse them.
+#[derive(Debug, Clone)]
+pub(crate) struct SectionContext {
+    /// The section heading's anchor (unique in the chapter).
+    pub anchor: String,
+    /// Its [`render::RenderedSection::context`].
+    pub context: String,
+    /// The deployment chapters it rendered, as indices of the chapter's
+    /// `subchapters` (another section of the chapter may render the rest).
+    pub chapters: std::ops::Range<usize>,
 }
 
 /// Expands every directive of one chapter, parsing its Markdown with mdBook's
@@ -72,16 +88,19 @@ pub(crate) fn expand_chapter_with(
     lib: &Library,
     options: ChapterOptions,
 ) -> Result<Expanded> {
-    expand_tracked(content, chapter_path, display, lib, options).map(|(e, _)| e)
+    expand_tracked(content, chapter_path, display, lib, options, None).map(|(e, _)| e)
 }
 
-/// [`expand_chapter_with`], also returning the pages the directives used.
+/// [`expand_chapter_with`], also returning the pages the directives used;
+/// deployment chapters that did not change are taken from `previous`, the
+/// chapter's last expansion.
 pub(super) fn expand_tracked(
     content: &str,
     chapter_path: &Path,
     display: &str,
     lib: &Library,
     options: ChapterOptions,
+    previous: Option<&CachedExpansion>,
 ) -> Result<(Expanded, Vec<Dependency>)> {
     let on_error = options.on_error;
     let occurrences = directive::find(content, options.markdown);
@@ -92,7 +111,7 @@ pub(super) fn expand_tracked(
         };
         return Ok((e, Vec::new()));
     }
-    let mut state = ChapterState::new(chapter_path, lib);
+    let mut state = ChapterState::new(chapter_path, lib, previous);
     let mut out = Expanded::default();
     let mut replacements: Vec<Replacement> = Vec::new();
     for occ in occurrences {
@@ -179,6 +198,9 @@ struct ExpandedDirective {
     sets: Vec<ManifestEntry>,
     /// The deployments it shows.
     summaries: Vec<DeploymentSummary>,
+    /// Its anchor and render context.
+    anchor: String,
+    context: String,
 }
 
 /// What the directives of one chapter share.
@@ -200,10 +222,12 @@ struct ChapterState<'l> {
     summarized: HashSet<PathBuf>,
     /// Command sets in the manifest so far, by page and anchor.
     listed_sets: HashSet<(String, String)>,
+    /// The chapter's last expansion.
+    previous: Option<&'l CachedExpansion>,
 }
 
 impl<'l> ChapterState<'l> {
-    fn new(chapter_path: &Path, lib: &'l Library) -> Self {
+    fn new(chapter_path: &Path, lib: &'l Library, previous: Option<&'l CachedExpansion>) -> Self {
         let name = |f: Option<&std::ffi::OsStr>| {
             f.map(|f| f.to_string_lossy().into_owned())
                 .unwrap_or_default()
@@ -219,6 +243,7 @@ impl<'l> ChapterState<'l> {
             chapter_paths: HashSet::new(),
             summarized: HashSet::new(),
             listed_sets: HashSet::new(),
+            previous,
         }
     }
 
@@ -228,7 +253,7 @@ impl<'l> ChapterState<'l> {
             Some(p) => p.clone(),
             None => {
                 let p = page_of(d, self.lib)?;
-                self.pages.insert(key, p.clone());
+                self.pages.insert(key.clone(), p.clone());
                 p
             }
         };
@@ -251,7 +276,27 @@ impl<'l> ChapterState<'l> {
         let dir = &self.chapter_dir;
         let paths = &self.chapter_paths;
         let wanted = |rel: &str| !paths.contains(&dir.join(rel));
-        let section = render::render_section(page, &deployments, &opts, &wanted);
+        // The same section of the last expansion, with the chapters it rendered.
+        let last = self.previous.and_then(|p| {
+            let s = p.contexts.iter().find(|s| s.anchor == opts.anchor)?;
+            let chapters: HashMap<&Path, &str> = p.subchapters[s.chapters.clone()]
+                .iter()
+                .map(|c| (c.path.as_path(), c.markdown.as_str()))
+                .collect();
+            Some((p.page(&key)?, s.context.as_str(), chapters))
+        });
+        let lookup = |rel: &str| {
+            let (_, _, chapters) = last.as_ref()?;
+            chapters.get(dir.join(rel).as_path()).copied()
+        };
+        let previous = last
+            .as_ref()
+            .map(|(page, context, _)| render::PreviousSection {
+                page,
+                context,
+                chapter: &lookup,
+            });
+        let section = render::render_section(page, &deployments, &opts, &wanted, previous.as_ref());
         let chapters: Vec<DeploymentChapter> = section
             .subchapters
             .into_iter()
@@ -286,6 +331,8 @@ impl<'l> ChapterState<'l> {
             chapters,
             sets,
             summaries,
+            anchor: opts.anchor,
+            context: section.context,
         })
     }
 
@@ -299,11 +346,17 @@ impl<'l> ChapterState<'l> {
                 out.deployments.push(d);
             }
         }
+        let first = out.subchapters.len();
         for s in e.chapters {
             if self.chapter_paths.insert(s.path.clone()) {
                 out.subchapters.push(s);
             }
         }
+        out.contexts.push(SectionContext {
+            anchor: e.anchor,
+            context: e.context,
+            chapters: first..out.subchapters.len(),
+        });
     }
 
     /// The section heading's anchor: the plain one for a chapter's first

@@ -190,3 +190,185 @@ fn status_mark(s: &Status) -> &'static str {
         Status::Derived => "derived",
     }
 }
+
+/// Deployment chapters of a [`PreviousSection`] whose context equals the
+/// new render's: one is reused when its deployment is the same.
+pub(super) struct Reuse<'a> {
+    /// The previous page's deployments, by anchor.
+    deployments: std::collections::HashMap<&'a str, &'a Deployment>,
+    chapter: &'a dyn Fn(&str) -> Option<&'a str>,
+}
+
+impl<'a> Reuse<'a> {
+    pub(super) fn new(page: &'a DecodedPage, chapter: &'a dyn Fn(&str) -> Option<&'a str>) -> Self {
+        let deployments = page
+            .deployments
+            .iter()
+            .map(|d| (d.anchor.as_str(), d))
+            .collect();
+        Reuse {
+            deployments,
+            chapter,
+        }
+    }
+
+    /// The previous Markdown of `d`'s chapter (at `rel_path`), when `d` is
+    /// the same as then: [`deployment_chapter`] would write it again.
+    pub(super) fn markdown(&self, d: &Deployment, rel_path: &str) -> Option<String> {
+        let old = self.deployments.get(d.anchor.as_str())?;
+        if !same_deployment(old, d) {
+            return None;
+        }
+        (self.chapter)(rel_path).map(str::to_string)
+    }
+}
+
+/// Whether two deployments are equal in every field. Written out (the
+/// decoded model has no `PartialEq`): the patterns name every field, so a
+/// field added to the model fails to compile here until it is compared.
+fn same_deployment(a: &Deployment, b: &Deployment) -> bool {
+    let Deployment {
+        cell_id,
+        config_key,
+        hw,
+        hw_label,
+        ckpt,
+        ckpt_label,
+        label,
+        detail,
+        gpus,
+        concs,
+        submitted,
+        measured,
+        available,
+        unavailable,
+        hicache,
+        routers,
+        status,
+        provenance,
+        image,
+        anchor,
+        command_sets,
+    } = a;
+    *cell_id == b.cell_id
+        && *config_key == b.config_key
+        && *hw == b.hw
+        && *hw_label == b.hw_label
+        && *ckpt == b.ckpt
+        && *ckpt_label == b.ckpt_label
+        && *label == b.label
+        && *detail == b.detail
+        && *gpus == b.gpus
+        && *concs == b.concs
+        && *submitted == b.submitted
+        && *measured == b.measured
+        && *available == b.available
+        && *unavailable == b.unavailable
+        && *hicache == b.hicache
+        && *routers == b.routers
+        && *status == b.status
+        && *provenance == b.provenance
+        && *image == b.image
+        && *anchor == b.anchor
+        && command_sets.len() == b.command_sets.len()
+        && command_sets
+            .iter()
+            .zip(&b.command_sets)
+            .all(|(x, y)| same_set(x, y))
+}
+
+/// [`same_deployment`] for a command set.
+fn same_set(a: &CommandSet, b: &CommandSet) -> bool {
+    let CommandSet {
+        cell_id,
+        point,
+        concs,
+        router,
+        tier,
+        measured,
+        status,
+        anchor,
+        processes,
+        loose_files,
+        placeholders,
+        notes,
+        provenance,
+        image,
+    } = a;
+    *cell_id == b.cell_id
+        && *point == b.point
+        && *concs == b.concs
+        && *router == b.router
+        && *tier == b.tier
+        && *measured == b.measured
+        && *status == b.status
+        && *anchor == b.anchor
+        && *processes == b.processes
+        && *loose_files == b.loose_files
+        && *placeholders == b.placeholders
+        && *notes == b.notes
+        && **provenance == *b.provenance
+        && **image == *b.image
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::fixture;
+
+    /// Renders the fixture's section with `previous` chapters that all read
+    /// `REUSED`; returns each deployment chapter's Markdown.
+    fn section(page: &DecodedPage, previous: Option<(&DecodedPage, &str)>) -> Vec<String> {
+        let all: Vec<&Deployment> = page.deployments.iter().collect();
+        let opts = SectionOptions {
+            heading_level: 2,
+            anchor: SECTION_ANCHOR.into(),
+            subchapter_dir: "mini".into(),
+            chapter_file: "mini.md".into(),
+        };
+        let reused = |_: &str| Some("REUSED");
+        let previous = previous.map(|(page, context)| PreviousSection {
+            page,
+            context,
+            chapter: &reused,
+        });
+        let s = render_section(page, &all, &opts, &|_| true, previous.as_ref());
+        s.subchapters.into_iter().map(|c| c.markdown).collect()
+    }
+
+    /// A deployment chapter is reused exactly when its deployment and the
+    /// section's context are unchanged; what is rendered again equals a
+    /// render without a previous one.
+    #[test]
+    fn a_one_deployment_edit_renders_that_deployment_only() {
+        let page = crate::decode::decode_file(&fixture("data/mini.json"))
+            .unwrap()
+            .page;
+        assert!(page.deployments.len() >= 2);
+        let all: Vec<&Deployment> = page.deployments.iter().collect();
+        let opts = SectionOptions {
+            heading_level: 2,
+            anchor: SECTION_ANCHOR.into(),
+            subchapter_dir: "mini".into(),
+            chapter_file: "mini.md".into(),
+        };
+        let first = render_section(&page, &all, &opts, &|_| true, None);
+        let fresh = section(&page, None);
+        assert!(fresh.iter().all(|m| m != "REUSED"));
+        let unchanged = section(&page, Some((&page, &first.context)));
+        assert!(unchanged.iter().all(|m| m == "REUSED"), "nothing changed");
+        // One command of the first deployment.
+        let mut edited = page.clone();
+        let p = &mut edited.deployments[0].command_sets[0].processes[0];
+        p.command = format!("{} --x", p.command).into();
+        let again = section(&edited, Some((&page, &first.context)));
+        assert_eq!(again[0], section(&edited, None)[0]);
+        assert_ne!(again[0], fresh[0]);
+        assert!(again[1..].iter().all(|m| m == "REUSED"));
+        // A label every deployment chapter's selector shows: none reused.
+        let mut relabelled = page.clone();
+        relabelled.deployments[1].label.push_str(" x");
+        let again = section(&relabelled, Some((&page, &first.context)));
+        assert_eq!(again, section(&relabelled, None));
+    }
+}

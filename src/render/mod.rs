@@ -63,6 +63,24 @@ pub(crate) struct SubChapter {
 pub(crate) struct RenderedSection {
     pub markdown: String,
     pub subchapters: Vec<SubChapter>,
+    /// Everything a deployment chapter shows besides its own deployment
+    /// (the chapter it links back to, and the section's selector: the
+    /// model, hardware and every sibling deployment's chips and keys), for a
+    /// later render to compare with ([`PreviousSection`]).
+    pub context: String,
+}
+
+/// A section as rendered before (`serve`, `watch`): a deployment chapter
+/// whose deployment and section context are unchanged is taken from it,
+/// not rendered again, so a data edit re-renders the deployments it touched.
+pub(crate) struct PreviousSection<'a> {
+    /// The decoded page it showed.
+    pub page: &'a DecodedPage,
+    /// Its [`RenderedSection::context`].
+    pub context: &'a str,
+    /// Its deployment chapters' Markdown, by path relative to the model
+    /// chapter's directory.
+    pub chapter: &'a dyn Fn(&str) -> Option<&'a str>,
 }
 
 /// Renders the section and the deployment chapters for the given deployments
@@ -74,6 +92,7 @@ pub(crate) fn render_section(
     deployments: &[&Deployment],
     opts: &SectionOptions,
     wanted: &dyn Fn(&str) -> bool,
+    previous: Option<&PreviousSection<'_>>,
 ) -> RenderedSection {
     let h = |extra: u8| "#".repeat((opts.heading_level + extra).min(6) as usize);
     let mut md = String::new();
@@ -83,14 +102,15 @@ pub(crate) fn render_section(
          submissions. They have not been verified by the maintainers of these docs: check flags \
          against the image you run.\n\n",
     );
-    md.push_str(&selector::selector_html(
+    let selector = selector::selector_html(
         page,
         deployments,
         &selector::SelectorPage::Model {
             dir: &opts.subchapter_dir,
             section: &opts.anchor,
         },
-    ));
+    );
+    md.push_str(&selector);
     let _ = writeln!(
         md,
         "AgentX replays multi-turn agentic-coding traces whose long, reusable prefixes reward \
@@ -107,19 +127,30 @@ pub(crate) fn render_section(
         "Ordered as submitted. The concurrency links open the measured launch of each point.\n\n",
     );
     md.push_str(&lane_table(deployments, opts));
+    let context = format!("{}\n{selector}", opts.chapter_file);
+    let reuse = previous
+        .filter(|p| p.context == context)
+        .map(|p| chapter::Reuse::new(p.page, p.chapter));
     let subchapters = deployments
         .iter()
         .map(|d| (d, subchapter_path(opts, d)))
         .filter(|(_, rel_path)| wanted(rel_path))
-        .map(|(d, rel_path)| SubChapter {
-            rel_path,
-            name: format!("{} · {}", page.model, deployment_title(d)),
-            markdown: deployment_chapter(page, d, deployments, opts),
+        .map(|(d, rel_path)| {
+            let markdown = reuse
+                .as_ref()
+                .and_then(|r| r.markdown(d, &rel_path))
+                .unwrap_or_else(|| deployment_chapter(page, d, deployments, opts));
+            SubChapter {
+                name: format!("{} · {}", page.model, deployment_title(d)),
+                rel_path,
+                markdown,
+            }
         })
         .collect();
     RenderedSection {
         markdown: md,
         subchapters,
+        context,
     }
 }
 

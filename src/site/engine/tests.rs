@@ -211,9 +211,11 @@ fn sample_copy(name: &str) -> crate::test_support::Scratch {
     book
 }
 
-/// What the caches keep per deployment (laid-out pages, search catalogs):
-/// an edit of one deployment's command, then its revert, each equal a
-/// fresh render, and the reverted site is the first one again.
+/// What the caches keep per deployment (deployment chapters' Markdown,
+/// laid-out pages, search catalogs, manifest entries): an edit of one
+/// deployment's command, of two, of what every deployment page shows, then
+/// each one's revert, each equal a fresh render, and the reverted site is
+/// the first one again.
 #[test]
 fn deployment_edits_and_reverts_match_a_fresh_render() {
     let book = sample_copy("engine-revert");
@@ -241,6 +243,8 @@ fn deployment_edits_and_reverts_match_a_fresh_render() {
                 "\"--max-running-requests-x\"",
                 1,
             ),
+        // What every deployment chapter of the section shows (its selector).
+        original.replacen("\"label\": \"", "\"label\": \"Relabelled ", 1),
     ] {
         assert_ne!(edited, original);
         std::fs::write(&data, &edited).unwrap();
