@@ -186,7 +186,13 @@ impl ManifestCache {
     /// The manifest of `chapters`' entries, in order (as [`ManifestWriter`]
     /// writes it); remembers their text for the next call.
     pub(crate) fn write(&mut self, chapters: &[Arc<Vec<ManifestEntry>>]) -> Result<Vec<u8>> {
-        let mut w = ManifestWriter::new(Vec::new())?;
+        // Sized for every entry's text once: no copying as it grows.
+        let size: usize = self
+            .chapters
+            .iter()
+            .flat_map(|(_, t)| t.iter().map(|t| t.len() + 2))
+            .sum();
+        let mut w = ManifestWriter::new(Vec::with_capacity(size + 4096))?;
         let mut next = Vec::with_capacity(chapters.len());
         for (i, entries) in chapters.iter().enumerate() {
             let old = self.chapters.get(i);

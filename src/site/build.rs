@@ -106,10 +106,11 @@ impl Site {
             out.put(Path::new("index.html"), redirect_html(&target).into_bytes())?;
         }
         self.special_pages(theme, opts, out)?;
-        out.put(
-            Path::new(SEARCH_INDEX),
-            search_index_script(&self.catalog, &index)?.into_bytes(),
-        )?;
+        let script = match cache {
+            Some(c) => lock(c).search_script(&self.catalog, index)?,
+            None => Arc::new(search_index_script(&self.catalog, &index)?.into_bytes()),
+        };
+        out.put_shared(Path::new(SEARCH_INDEX), script)?;
         self.assets(theme, out)?;
         self.copy_static_files(theme, out)?;
         Ok(run.counts)

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::markdown::RenderedMarkdown;
-use super::search::Catalog;
+use super::search::{Catalog, SearchPage};
 use super::*;
 use crate::preprocessor::DeploymentSummary;
 
@@ -24,6 +24,15 @@ pub(crate) struct RenderCache {
     pub(super) pages: HashMap<u64, Arc<Vec<u8>>>,
     /// The manifest's entries as JSON, by chapter.
     pub(super) manifest: crate::manifest::ManifestCache,
+    /// The last search index, with what it was made from.
+    search: Option<SearchScript>,
+}
+
+/// `search-index.js`, and the catalog and pages it indexes.
+struct SearchScript {
+    catalog: Arc<Catalog>,
+    pages: Vec<SearchPage>,
+    script: Arc<Vec<u8>>,
 }
 
 impl RenderCache {
@@ -31,6 +40,29 @@ impl RenderCache {
         self.bodies.clear();
         self.pages.clear();
         self.manifest.clear();
+        self.search = None;
+    }
+
+    /// `search-index.js` of `catalog` and `pages`: the last one when both
+    /// are equal to its own (an edit of a flag's value changes no word).
+    pub(super) fn search_script(
+        &mut self,
+        catalog: &Arc<Catalog>,
+        pages: Vec<SearchPage>,
+    ) -> Result<Arc<Vec<u8>>> {
+        if let Some(last) = &self.search
+            && last.pages == pages
+            && (Arc::ptr_eq(&last.catalog, catalog) || *last.catalog == **catalog)
+        {
+            return Ok(last.script.clone());
+        }
+        let script = Arc::new(super::search::search_index_script(catalog, &pages)?.into_bytes());
+        self.search = Some(SearchScript {
+            catalog: catalog.clone(),
+            pages,
+            script: script.clone(),
+        });
+        Ok(script)
     }
 
     /// Forgets laid-out pages only (the templates changed).

@@ -105,7 +105,7 @@ pub(crate) struct Site {
     /// Every command set the book shows, by chapter.
     pub manifest: Vec<Arc<Vec<crate::manifest::ManifestEntry>>>,
     /// The deployments the book shows, for search and the overview.
-    pub catalog: Catalog,
+    pub catalog: Arc<Catalog>,
     /// The page that opens the book: `index.md`, or else the first chapter
     /// (found once: every page asks).
     landing: usize,
@@ -272,7 +272,7 @@ impl Site {
             sidebar,
             command_sets: 0,
             manifest: Vec::new(),
-            catalog,
+            catalog: Arc::new(catalog),
             spilled: spiller.finish()?.map(std::sync::Arc::new),
         })
     }

@@ -68,7 +68,7 @@ impl Dictionary {
 }
 
 /// A deployment's facts, tokenized.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct DeploymentRecord {
     model: String,
     status: &'static str,
@@ -78,7 +78,7 @@ struct DeploymentRecord {
     sets: Vec<SetRecord>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 struct SetRecord {
     anchor: String,
     title: String,
@@ -105,6 +105,17 @@ pub(crate) struct Catalog {
     /// across a deployment's sets (frontends, nginx, NATS, unchanged
     /// workers), and tokenizing them again was a tenth of a sample build.
     command_ids: FastMap<String, Vec<u32>>,
+}
+
+/// Equal when the index and the overview they give are equal: the
+/// lookups and the command cache are left out.
+impl PartialEq for Catalog {
+    fn eq(&self, other: &Catalog) -> bool {
+        self.dict.words == other.dict.words
+            && self.groups == other.groups
+            && self.deployments == other.deployments
+            && self.overview == other.overview
+    }
 }
 
 /// Bound of `Catalog::command_ids` (entries); reaching it empties the cache.
@@ -263,7 +274,7 @@ fn status_words(s: &Status) -> String {
 }
 
 /// One page as the index sees it: its title, where it is, and its headings.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct SearchPage {
     /// Path relative to the source dir (`models/x.md`).
     pub source: PathBuf,
