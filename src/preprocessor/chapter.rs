@@ -315,17 +315,7 @@ impl<'l> ChapterState<'l> {
             .iter()
             .map(|(d, path)| summarize(&at, d, path.clone()))
             .collect();
-        // Manifests list a set once, where it first appears: later
-        // directives of the same page add only sets not listed yet.
-        let sets = deployments
-            .iter()
-            .flat_map(|d| d.command_sets.iter())
-            .filter(|s| {
-                self.listed_sets
-                    .insert((page.model.clone(), s.anchor.clone()))
-            })
-            .map(|s| ManifestEntry::of(&page.model, s))
-            .collect();
+        let sets = self.manifest_entries(page, &key, &deployments);
         Ok(ExpandedDirective {
             markdown: section.markdown,
             chapters,
@@ -334,6 +324,55 @@ impl<'l> ChapterState<'l> {
             anchor: opts.anchor,
             context: section.context,
         })
+    }
+
+    /// The manifest entries of `deployments` of `page` (the directive's
+    /// `key`) not listed yet. Those of a deployment unchanged since the
+    /// chapter's last expansion are copied from it (an entry is made of the
+    /// model and the set only).
+    fn manifest_entries(
+        &mut self,
+        page: &DecodedPage,
+        key: &(Option<String>, Option<String>),
+        deployments: &[&decode::Deployment],
+    ) -> Vec<ManifestEntry> {
+        let last_entries = self.previous.and_then(|p| {
+            let old = p.page(key).filter(|old| old.model == page.model)?;
+            let deployments: HashMap<&str, &decode::Deployment> = old
+                .deployments
+                .iter()
+                .map(|d| (d.anchor.as_str(), d))
+                .collect();
+            let entries: HashMap<&str, &ManifestEntry> = (p.manifest.iter())
+                .filter(|e| e.page == page.model)
+                .map(|e| (e.id.as_str(), e))
+                .collect();
+            Some((deployments, entries))
+        });
+        let unchanged = |d: &decode::Deployment| {
+            let (deployments, entries) = last_entries.as_ref()?;
+            let old = deployments.get(d.anchor.as_str())?;
+            render::same_deployment(old, d).then_some(entries)
+        };
+        // Manifests list a set once, where it first appears: later
+        // directives of the same page add only sets not listed yet.
+        deployments
+            .iter()
+            .flat_map(|d| {
+                let last = unchanged(d);
+                d.command_sets.iter().map(move |s| (last, s))
+            })
+            .filter(|(_, s)| {
+                self.listed_sets
+                    .insert((page.model.clone(), s.anchor.clone()))
+            })
+            .map(
+                |(last, s)| match last.and_then(|l| l.get(s.anchor.as_str())) {
+                    Some(old) => (*old).clone(),
+                    None => ManifestEntry::of(&page.model, s),
+                },
+            )
+            .collect()
     }
 
     /// Adds a directive's sets, deployments and chapters to the chapter's

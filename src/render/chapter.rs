@@ -226,7 +226,7 @@ impl<'a> Reuse<'a> {
 /// Whether two deployments are equal in every field. Written out (the
 /// decoded model has no `PartialEq`): the patterns name every field, so a
 /// field added to the model fails to compile here until it is compared.
-fn same_deployment(a: &Deployment, b: &Deployment) -> bool {
+pub(crate) fn same_deployment(a: &Deployment, b: &Deployment) -> bool {
     let Deployment {
         cell_id,
         config_key,
