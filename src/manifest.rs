@@ -123,7 +123,7 @@ impl<W: Write> ManifestWriter<W> {
 
     pub(crate) fn push(&mut self, e: &ManifestEntry) -> Result<()> {
         if self.is_new(e)? {
-            self.out.write_all(entry_json(e)?.as_bytes())?;
+            write_entry(&mut self.out, e)?;
         }
         Ok(())
     }
@@ -156,18 +156,25 @@ impl<W: Write> ManifestWriter<W> {
     }
 }
 
-/// An entry as the manifest lists it: pretty JSON, indented.
-fn entry_json(e: &ManifestEntry) -> Result<String> {
-    let mut out = String::new();
+/// Writes an entry as the manifest lists it: pretty JSON, indented.
+fn write_entry(out: &mut impl Write, e: &ManifestEntry) -> Result<()> {
     // JSON strings escape line breaks, so indenting every line is exact.
     for (i, line) in serde_json::to_string_pretty(e)?.lines().enumerate() {
         if i > 0 {
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
-        out.push_str("    ");
-        out.push_str(line);
+        out.write_all(b"    ")?;
+        out.write_all(line.as_bytes())?;
     }
-    Ok(out)
+    Ok(())
+}
+
+/// [`write_entry`] into a string, for [`ManifestCache`] (a streamed build
+/// writes straight into its file).
+fn entry_json(e: &ManifestEntry) -> Result<String> {
+    let mut out = Vec::new();
+    write_entry(&mut out, e)?;
+    Ok(String::from_utf8(out)?)
 }
 
 /// Each chapter's entries as the manifest lists them, kept between
