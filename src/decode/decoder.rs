@@ -12,8 +12,9 @@ use crate::util::text::slug;
 
 pub(super) struct Decoder<'a> {
     data: &'a AgentxData,
-    /// Materialized point-0 blocks per (cell, router).
-    cache: FastMap<(usize, Router), Vec<Block>>,
+    /// Materialized point-0 blocks per (cell, router), shared (not copied)
+    /// by every point and tier that uses them unchanged.
+    cache: FastMap<(usize, Router), Arc<[Block]>>,
     /// Command texts already made, shared by every set that repeats one.
     texts: SharedTexts,
     /// Cells another cell's `ref` names: their blocks stay cached until the
@@ -85,9 +86,9 @@ impl<'a> Decoder<'a> {
         ci: usize,
         router: Router,
         stack: &mut Vec<(usize, Router)>,
-    ) -> Result<Vec<Block>> {
+    ) -> Result<Arc<[Block]>> {
         if let Some(b) = self.cache.get(&(ci, router)) {
-            return Ok(b.clone());
+            return Ok(Arc::clone(b));
         }
         if stack.contains(&(ci, router)) {
             let chain: Vec<String> = stack
@@ -119,7 +120,8 @@ impl<'a> Decoder<'a> {
             self.resolve_env_ref(b)
                 .map_err(|e| anyhow!("cells[{ci}].routers.{router}.blocks[{bi}].envRef: {e}"))?;
         }
-        self.cache.insert((ci, router), out.clone());
+        let out: Arc<[Block]> = out.into();
+        self.cache.insert((ci, router), Arc::clone(&out));
         Ok(out)
     }
 
@@ -184,7 +186,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// Point `pi`'s blocks for a router: point 0's with the point's patch applied.
-    fn point_blocks(&mut self, ci: usize, pi: usize, router: Router) -> Result<Vec<Block>> {
+    fn point_blocks(&mut self, ci: usize, pi: usize, router: Router) -> Result<Arc<[Block]>> {
         let base = self.materialize(ci, router, &mut Vec::new())?;
         let cell = self.cell(ci)?;
         let point = &cell.points[pi];
@@ -212,7 +214,7 @@ impl<'a> Decoder<'a> {
                         .map_err(|e| anyhow!("{path}.replace[{bi}].envRef: {e}"))?;
                     out.push(b);
                 }
-                Ok(out)
+                Ok(out.into())
             }
             Some(Some(Patch::PerBlock(diffs))) => {
                 if diffs.len() > base.len() {
@@ -223,7 +225,7 @@ impl<'a> Decoder<'a> {
                         base.len()
                     );
                 }
-                let mut out = base;
+                let mut out = base.to_vec();
                 for (bi, d) in diffs.iter().enumerate() {
                     if let Some(d) = d {
                         apply_diff(&mut out[bi], d);
@@ -231,7 +233,7 @@ impl<'a> Decoder<'a> {
                             .map_err(|e| anyhow!("{path}[{bi}].block.envRef: {e}"))?;
                     }
                 }
-                Ok(out)
+                Ok(out.into())
             }
         }
     }

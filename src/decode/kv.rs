@@ -2,6 +2,8 @@
 //! measured with to another (none, HiCache, Mooncake), touching only the KV
 //! settings of the workers that own the prefix cache.
 
+use std::borrow::Cow;
+
 use anyhow::{Result, anyhow};
 
 use super::*;
@@ -23,17 +25,18 @@ pub(crate) fn is_kv_flag(flag: &str) -> bool {
         || flag == "--unified-cache-external-linker-backend"
 }
 
-/// Swaps the KV tier of one point's blocks from `measured` to `target`.
-pub(crate) fn kv_transform(
+/// Swaps the KV tier of one point's blocks from `measured` to `target`;
+/// the blocks themselves (not a copy) when the tier is the measured one.
+pub(crate) fn kv_transform<'b>(
     data: &AgentxData,
     cell: &Cell,
-    blocks: &[Block],
+    blocks: &'b [Block],
     measured: KvTier,
     target: KvTier,
     router: Router,
-) -> Result<Vec<Block>> {
+) -> Result<Cow<'b, [Block]>> {
     if measured == target {
-        return Ok(blocks.to_vec());
+        return Ok(Cow::Borrowed(blocks));
     }
     let mut out: Vec<Block> = blocks
         .iter()
@@ -89,7 +92,7 @@ pub(crate) fn kv_transform(
             out.insert(at, master.clone());
         }
     }
-    Ok(out)
+    Ok(Cow::Owned(out))
 }
 
 pub(super) fn owns_cache(b: &Block) -> bool {

@@ -178,24 +178,35 @@ impl CommandSet {
     /// written by a quoted here-document (so the whole text is valid bash
     /// and the file gets exactly the shown bytes).
     pub fn copy_all_text(&self) -> String {
-        let mut parts = Vec::new();
+        // One buffer of about the final size, parts separated by a blank
+        // line: per-part `format!`s and a join copied each command twice more.
+        let size: usize = self.processes.iter().map(|p| p.command.len() + 200).sum();
+        let mut out = String::with_capacity(size + 256);
+        let mut first = true;
+        let mut next_part = |out: &mut String| {
+            if !std::mem::take(&mut first) {
+                out.push_str("\n\n");
+            }
+        };
         if !self.placeholders.is_empty() {
-            let mut s = String::from("# Set per node before running the commands below\n");
-            s.push_str(env_exports(&self.placeholders).trim_end());
-            parts.push(s);
+            next_part(&mut out);
+            out.push_str("# Set per node before running the commands below\n");
+            out.push_str(env_exports(&self.placeholders).trim_end());
         }
         for p in &self.processes {
-            let mut s = format!("# {}\n# {}\n{}", p.long_title, p.placement, p.command);
-            for f in &p.files {
-                s.push_str("\n\n");
-                s.push_str(&f.copy_text());
+            next_part(&mut out);
+            for piece in ["# ", &p.long_title, "\n# ", &p.placement, "\n", &p.command] {
+                out.push_str(piece);
             }
-            parts.push(s);
+            for f in &p.files {
+                out.push_str("\n\n");
+                out.push_str(&f.copy_text());
+            }
         }
         for f in &self.loose_files {
-            parts.push(f.copy_text());
+            next_part(&mut out);
+            out.push_str(&f.copy_text());
         }
-        let mut out = parts.join("\n\n");
         out.push('\n');
         out
     }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::html;
 use crate::decode::{CommandSet, ConfigFile, Status};
-use crate::util::escape::{code, fenced, link, text};
+use crate::util::escape::{code, fenced, fenced_into, link, text};
 
 /// Class of a process heading inside a command set (`{.agentx-process}`).
 pub(crate) const PROCESS_CLASS: &str = "agentx-process";
@@ -33,11 +33,15 @@ pub(crate) fn command_set_markdown(s: &CommandSet, context: &str, changes: &str)
     // Blank lines around the raw HTML keep CommonMark parsing the Markdown
     // inside. The heading keeps the id (the set's stable anchor), so links,
     // search and Copy link are unchanged.
-    let mut md = format!(
-        "<div class=\"agentx-set\" data-anchor=\"{}\" data-status=\"{}\">\n\n",
-        html::attribute(&s.anchor),
-        s.status.id()
-    );
+    // Sized up front: the commands are most of it, and growing by doubling
+    // copied them over and over.
+    let commands: usize = s.processes.iter().map(|p| p.command.len() + 200).sum();
+    let mut md = String::with_capacity(commands + changes.len() + 1024);
+    md.push_str("<div class=\"agentx-set\" data-anchor=\"");
+    md.push_str(&html::attribute(&s.anchor));
+    md.push_str("\" data-status=\"");
+    md.push_str(s.status.id());
+    md.push_str("\">\n\n");
     let _ = writeln!(
         md,
         "### {} — {} {{#{} .agentx-set}}\n",
@@ -63,19 +67,28 @@ pub(crate) fn command_set_markdown(s: &CommandSet, context: &str, changes: &str)
             s.anchor
         );
         let exports = crate::decode::env_exports(&s.placeholders);
-        md.push_str(&fenced("bash", exports.trim_end_matches('\n')));
+        fenced_into(&mut md, "bash", exports.trim_end_matches('\n'));
     }
     for (i, p) in s.processes.iter().enumerate() {
-        let _ = writeln!(
-            md,
-            "#### {} · {} {{#{}-process-{} .{PROCESS_CLASS}}}\n\n{}\n",
-            i + 1,
-            p.long_title,
-            s.anchor,
-            i + 1,
-            p.placement
-        );
-        md.push_str(&fenced("bash", &p.command));
+        let n = (i + 1).to_string();
+        for piece in [
+            "#### ",
+            &n,
+            " · ",
+            &p.long_title,
+            " {#",
+            &s.anchor,
+            "-process-",
+            &n,
+            " .",
+            PROCESS_CLASS,
+            "}\n\n",
+            &p.placement,
+            "\n\n",
+        ] {
+            md.push_str(piece);
+        }
+        fenced_into(&mut md, "bash", &p.command);
         for f in &p.files {
             md.push_str(&config_file_markdown(f));
         }

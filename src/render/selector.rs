@@ -34,12 +34,17 @@ pub(super) fn selector_html(
     deployments: &[&Deployment],
     on: &SelectorPage<'_>,
 ) -> String {
-    let data = selector_data(page, deployments, on);
-    format!(
-        "<div class=\"agentx-selector\" hidden></div>\n<script type=\"application/json\" \
-         class=\"agentx-selector-data\">{}</script>\n\n",
-        html::script_json(&data)
-    )
+    let json = html::script_json(&selector_data(page, deployments, on));
+    // One buffer of the final size: `format!` grew it by doubling, copying
+    // the (long) JSON each time.
+    const HEAD: &str = "<div class=\"agentx-selector\" hidden></div>\n<script type=\"application/json\" \
+                        class=\"agentx-selector-data\">";
+    const TAIL: &str = "</script>\n\n";
+    let mut out = String::with_capacity(HEAD.len() + json.len() + TAIL.len());
+    out.push_str(HEAD);
+    out.push_str(&json);
+    out.push_str(TAIL);
+    out
 }
 
 // The JSON is written from these borrowed structs (field order = key

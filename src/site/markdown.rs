@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Tag, TagEnd, html};
 
 use super::highlight::{escape_html, highlight};
+use crate::util::escape::html_into;
 use crate::util::fs::normalize;
 use crate::util::markdown::MarkdownConfig;
 
@@ -258,22 +259,39 @@ impl ChapterRender<'_> {
         let mut inner_html = String::new();
         html::push_html(&mut inner_html, inner.into_iter());
         let lvl = heading_number(tag.level);
-        let class_attr = if tag.classes.is_empty() {
-            String::new()
-        } else {
-            let c: Vec<&str> = tag.classes.iter().map(|c| c.as_ref()).collect();
-            format!(" class=\"{}\"", escape_html(&c.join(" ")))
-        };
         let id_attr = escape_html(&full_id);
-        let mut h = format!(
-            "<h{lvl} id=\"{id_attr}\"{class_attr}><a class=\"header\" href=\"#{id_attr}\">{inner_html}</a></h{lvl}>\n"
-        );
+        // Pushed piece by piece: `format!` cost more than the text it wrote.
+        let mut h =
+            String::with_capacity(2 * id_attr.len() + inner_html.len() + 2 * text.len() + 240);
+        h.push_str("<h");
+        h.push(char::from(b'0' + lvl));
+        h.push_str(" id=\"");
+        h.push_str(&id_attr);
+        h.push('"');
+        if !tag.classes.is_empty() {
+            h.push_str(" class=\"");
+            for (i, c) in tag.classes.iter().enumerate() {
+                if i > 0 {
+                    h.push(' ');
+                }
+                html_into(&mut h, c);
+            }
+            h.push('"');
+        }
+        h.push_str("><a class=\"header\" href=\"#");
+        h.push_str(&id_attr);
+        h.push_str("\">");
+        h.push_str(&inner_html);
+        h.push_str("</a></h");
+        h.push(char::from(b'0' + lvl));
+        h.push_str(">\n");
         // Outside the heading, so the heading's text is the set's name only.
         if kind == HeadingKind::Set {
-            h.push_str(&format!(
-                "<p class=\"set-actions\"><button type=\"button\" class=\"copy-link\" data-anchor=\"{id_attr}\" aria-label=\"Copy link to {}\">Copy link</button></p>\n",
-                escape_html(&text)
-            ));
+            h.push_str("<p class=\"set-actions\"><button type=\"button\" class=\"copy-link\" data-anchor=\"");
+            h.push_str(&id_attr);
+            h.push_str("\" aria-label=\"Copy link to ");
+            html_into(&mut h, &text);
+            h.push_str("\">Copy link</button></p>\n");
         }
         self.names.heading(kind, &text, &full_id);
         self.headings.push(Heading {
@@ -316,25 +334,35 @@ fn heading_number(level: HeadingLevel) -> u8 {
 /// A code block with a Copy button whose accessible name says what it
 /// copies ("Copy Prefill worker"; the visible text stays "Copy").
 fn code_block_html(lang: &str, code: &str, name: &CopyName) -> String {
-    let class = if lang.is_empty() {
-        String::new()
-    } else {
-        format!(" class=\"language-{}\"", escape_html(lang))
-    };
     let label = if name.label.is_empty() {
         "Copy code"
     } else {
         &name.label
     };
-    let described = match &name.described_by {
-        Some(id) => format!(" aria-describedby=\"{}\"", escape_html(id)),
-        None => String::new(),
-    };
-    format!(
-        "<div class=\"codeblock\"><button type=\"button\" class=\"copy-code\" aria-label=\"{}\"{described}>Copy</button><pre><code{class}>{}</code></pre></div>\n",
-        escape_html(label),
-        highlight(lang, code)
-    )
+    let highlighted = highlight(lang, code);
+    // Written piece by piece into one buffer of the right size: `format!`
+    // grew it by doubling and copied the (long) highlighted code each time.
+    let mut h = String::with_capacity(highlighted.len() + label.len() + lang.len() + 200);
+    h.push_str(
+        "<div class=\"codeblock\"><button type=\"button\" class=\"copy-code\" aria-label=\"",
+    );
+    html_into(&mut h, label);
+    h.push('"');
+    if let Some(id) = &name.described_by {
+        h.push_str(" aria-describedby=\"");
+        html_into(&mut h, id);
+        h.push('"');
+    }
+    h.push_str(">Copy</button><pre><code");
+    if !lang.is_empty() {
+        h.push_str(" class=\"language-");
+        html_into(&mut h, lang);
+        h.push('"');
+    }
+    h.push('>');
+    h.push_str(&highlighted);
+    h.push_str("</code></pre></div>\n");
+    h
 }
 
 fn plain_text(events: &[Event<'_>]) -> String {

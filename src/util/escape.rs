@@ -81,7 +81,13 @@ pub(crate) fn code(s: &str) -> String {
         || s.ends_with('`')
         || (!all_spaces && s.starts_with(' ') && s.ends_with(' '));
     let pad = if pad { " " } else { "" };
-    format!("{fence}{pad}{s}{pad}{fence}")
+    // Pushed into one buffer of the final size (`format!` grew it by
+    // doubling; long command lines go through here).
+    let mut out = String::with_capacity(2 * (fence.len() + pad.len()) + s.len());
+    for piece in [fence.as_str(), pad, &s, pad, &fence] {
+        out.push_str(piece);
+    }
+    out
 }
 
 /// A fenced code block whose fence is longer than any backtick run inside
@@ -89,6 +95,14 @@ pub(crate) fn code(s: &str) -> String {
 /// a line break to Markdown: it becomes `\n`, so that the lines a container
 /// (list item, block quote) prefixes are all the lines Markdown sees.
 pub(crate) fn fenced(lang: &str, body: &str) -> String {
+    let mut out = String::new();
+    fenced_into(&mut out, lang, body);
+    out
+}
+
+/// [`fenced`] onto the end of `out`: a command set's blocks are written
+/// straight into its Markdown.
+pub(crate) fn fenced_into(out: &mut String, lang: &str, body: &str) {
     let body = if body.contains('\r') {
         body.replace("\r\n", "\n").replace('\r', "\n").into()
     } else {
@@ -96,7 +110,10 @@ pub(crate) fn fenced(lang: &str, body: &str) -> String {
     };
     let longest = longest_run(&body, b'`');
     let fence = "`".repeat(longest.max(2) + 1);
-    format!("{fence}{lang}\n{body}\n{fence}\n\n")
+    out.reserve(2 * fence.len() + lang.len() + body.len() + 4);
+    for piece in [fence.as_str(), lang, "\n", &body, "\n", &fence, "\n\n"] {
+        out.push_str(piece);
+    }
 }
 
 /// A link whose label is Markdown made by this module, to `url` when the URL
