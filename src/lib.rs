@@ -69,3 +69,4 @@ pub use crate::site::export::{export_offline, single_file as export_single_file}
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
 pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};
+pub use crate::util::alloc::tune_allocator;

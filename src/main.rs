@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    tune_allocator();
+    mdbook_agentx::tune_allocator();
     let cli = match cmd::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -31,27 +31,6 @@ fn main() -> ExitCode {
         }
     }
 }
-
-/// Keeps large allocations in glibc's heap for reuse.
-///
-/// Why: glibc serves allocations above 128 KiB (a page's HTML, a chapter's
-/// Markdown) with a fresh `mmap` and unmaps them on free, so every page paid
-/// for zeroed pages again: page faults were about a tenth of a sample build's
-/// CPU (`perf`). A fixed threshold keeps such buffers in the heap; the trim
-/// threshold keeps freed ones there too instead of returning them at once.
-/// Peak memory stays bounded by what the build holds at one time.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn tune_allocator() {
-    // SAFETY: mallopt only changes allocator parameters; it is called before
-    // any other thread exists, and a refused value leaves the default.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn tune_allocator() {}
 
 /// Whether an error comes from writing to a pipe whose reader has gone.
 /// Rust ignores SIGPIPE, so such a write fails with `BrokenPipe` instead of

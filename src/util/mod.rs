@@ -1,10 +1,11 @@
 //! Helpers every layer may use: escaping data text into Markdown, HTML and
 //! inline scripts (`escape`), HTML read as a browser reads it (`html`), text
 //! (slugs, closest names), fast hash maps, Markdown parser options, paths and directory
-//! walks, and ordered work on all cores.
+//! walks, ordered work on all cores, and the allocator's settings.
 //!
 //! May use: std and external crates only; nothing else of this crate.
 
+pub(crate) mod alloc;
 pub(crate) mod escape;
 pub(crate) mod fs;
 pub(crate) mod hash;
