@@ -114,7 +114,7 @@ pub struct ImageInfo {
 }
 
 /// One combination a reader can copy.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommandSet {
     /// Cell id (`<configKey>#<n>`).
     pub cell_id: String,
@@ -218,7 +218,7 @@ pub(crate) fn concs_label(concs: &[u32]) -> String {
 }
 
 /// One cell with everything a lane table shows, and all its command sets.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Deployment {
     /// Cell id (`<configKey>#<n>`).
     pub cell_id: String,

@@ -352,7 +352,7 @@ impl<'l> ChapterState<'l> {
         let unchanged = |d: &decode::Deployment| {
             let (deployments, entries) = last_entries.as_ref()?;
             let old = deployments.get(d.anchor.as_str())?;
-            render::same_deployment(old, d).then_some(entries)
+            (*old == d).then_some(entries)
         };
         // Manifests list a set once, where it first appears: later
         // directives of the same page add only sets not listed yet.

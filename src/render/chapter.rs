@@ -216,99 +216,11 @@ impl<'a> Reuse<'a> {
     /// the same as then: [`deployment_chapter`] would write it again.
     pub(super) fn markdown(&self, d: &Deployment, rel_path: &str) -> Option<String> {
         let old = self.deployments.get(d.anchor.as_str())?;
-        if !same_deployment(old, d) {
+        if *old != d {
             return None;
         }
         (self.chapter)(rel_path).map(str::to_string)
     }
-}
-
-/// Whether two deployments are equal in every field. Written out (the
-/// decoded model has no `PartialEq`): the patterns name every field, so a
-/// field added to the model fails to compile here until it is compared.
-pub(crate) fn same_deployment(a: &Deployment, b: &Deployment) -> bool {
-    let Deployment {
-        cell_id,
-        config_key,
-        hw,
-        hw_label,
-        ckpt,
-        ckpt_label,
-        label,
-        detail,
-        gpus,
-        concs,
-        submitted,
-        measured,
-        available,
-        unavailable,
-        hicache,
-        routers,
-        status,
-        provenance,
-        image,
-        anchor,
-        command_sets,
-    } = a;
-    *cell_id == b.cell_id
-        && *config_key == b.config_key
-        && *hw == b.hw
-        && *hw_label == b.hw_label
-        && *ckpt == b.ckpt
-        && *ckpt_label == b.ckpt_label
-        && *label == b.label
-        && *detail == b.detail
-        && *gpus == b.gpus
-        && *concs == b.concs
-        && *submitted == b.submitted
-        && *measured == b.measured
-        && *available == b.available
-        && *unavailable == b.unavailable
-        && *hicache == b.hicache
-        && *routers == b.routers
-        && *status == b.status
-        && *provenance == b.provenance
-        && *image == b.image
-        && *anchor == b.anchor
-        && command_sets.len() == b.command_sets.len()
-        && command_sets
-            .iter()
-            .zip(&b.command_sets)
-            .all(|(x, y)| same_set(x, y))
-}
-
-/// [`same_deployment`] for a command set.
-fn same_set(a: &CommandSet, b: &CommandSet) -> bool {
-    let CommandSet {
-        cell_id,
-        point,
-        concs,
-        router,
-        tier,
-        measured,
-        status,
-        anchor,
-        processes,
-        loose_files,
-        placeholders,
-        notes,
-        provenance,
-        image,
-    } = a;
-    *cell_id == b.cell_id
-        && *point == b.point
-        && *concs == b.concs
-        && *router == b.router
-        && *tier == b.tier
-        && *measured == b.measured
-        && *status == b.status
-        && *anchor == b.anchor
-        && *processes == b.processes
-        && *loose_files == b.loose_files
-        && *placeholders == b.placeholders
-        && *notes == b.notes
-        && **provenance == *b.provenance
-        && **image == *b.image
 }
 
 #[cfg(test)]

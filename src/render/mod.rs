@@ -27,7 +27,6 @@ mod selector;
 use std::fmt::Write as _;
 
 use self::chapter::deployment_chapter;
-pub(crate) use self::chapter::same_deployment;
 pub(crate) use self::command_set::{PROCESS_CLASS, command_set_markdown, command_set_title};
 use crate::data::KvTier;
 use crate::decode::{DecodedPage, Deployment, Provenance, Status};
