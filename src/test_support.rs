@@ -3,8 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "../tests/common/files.rs"]
+mod files;
 #[path = "../tests/common/scaled.rs"]
 mod scaled;
+
+use files::copy_dir;
 
 /// The repository root (the sample book's root).
 pub(crate) fn repo() -> PathBuf {
@@ -18,19 +22,6 @@ pub(crate) fn fixture(rel: &str) -> PathBuf {
 
 pub(crate) fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))
-}
-
-/// Copies a directory tree.
-pub(crate) fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let dest = to.join(e.path().strip_prefix(from).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
 }
 
 /// A path that does not exist yet, `<temp dir>/<name>`, in a fresh directory
@@ -101,4 +92,11 @@ pub(crate) fn files_under(dir: &Path) -> Vec<crate::site::SiteFile> {
             bytes: std::sync::Arc::new(std::fs::read(&p).unwrap()),
         })
         .collect()
+}
+
+/// A writable copy of the sample book (see [`files::copy_sample_book`]).
+pub(crate) fn sample_book_copy(name: &str) -> Scratch {
+    let book = temp(name);
+    files::copy_sample_book(&repo(), &book);
+    book
 }

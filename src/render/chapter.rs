@@ -228,16 +228,21 @@ mod tests {
     use super::*;
     use crate::test_support::fixture;
 
-    /// Renders the fixture's section with `previous` chapters that all read
-    /// `REUSED`; returns each deployment chapter's Markdown.
-    fn section(page: &DecodedPage, previous: Option<(&DecodedPage, &str)>) -> Vec<String> {
-        let all: Vec<&Deployment> = page.deployments.iter().collect();
-        let opts = SectionOptions {
+    /// The section options of the mini fixture's chapter.
+    fn mini_options() -> SectionOptions {
+        SectionOptions {
             heading_level: 2,
             anchor: SECTION_ANCHOR.into(),
             subchapter_dir: "mini".into(),
             chapter_file: "mini.md".into(),
-        };
+        }
+    }
+
+    /// Renders the fixture's section with `previous` chapters that all read
+    /// `REUSED`; returns each deployment chapter's Markdown.
+    fn section(page: &DecodedPage, previous: Option<(&DecodedPage, &str)>) -> Vec<String> {
+        let all: Vec<&Deployment> = page.deployments.iter().collect();
+        let opts = mini_options();
         let reused = |_: &str| Some("REUSED");
         let previous = previous.map(|(page, context)| PreviousSection {
             page,
@@ -258,12 +263,7 @@ mod tests {
             .page;
         assert!(page.deployments.len() >= 2);
         let all: Vec<&Deployment> = page.deployments.iter().collect();
-        let opts = SectionOptions {
-            heading_level: 2,
-            anchor: SECTION_ANCHOR.into(),
-            subchapter_dir: "mini".into(),
-            chapter_file: "mini.md".into(),
-        };
+        let opts = mini_options();
         let first = render_section(&page, &all, &opts, &|_| true, None);
         let fresh = section(&page, None);
         assert!(fresh.iter().all(|m| m != "REUSED"));

@@ -2,8 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "../common/files.rs"]
+mod files;
 #[path = "../common/scaled.rs"]
 mod scaled;
+
+pub(crate) use files::copy_dir;
 
 pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -38,19 +42,6 @@ pub(crate) fn shared(rel: &str) -> Option<PathBuf> {
 
 pub(crate) fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))
-}
-
-/// Copies a directory tree.
-pub(crate) fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let dest = to.join(e.path().strip_prefix(from).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
 }
 
 /// A path that does not exist yet, `<temp dir>/<name>`, in a fresh directory
@@ -142,13 +133,7 @@ pub(crate) fn mdbook_build(book: &Path, dest: &Path) {
 /// sources, data and installed AgentX assets), without registries.
 pub(crate) fn sample_book_copy(name: &str) -> Scratch {
     let book = temp(name);
-    std::fs::create_dir_all(&*book).unwrap();
-    for file in ["book.toml", "agentx.css", "agentx.js"] {
-        std::fs::copy(repo().join(file), book.join(file)).unwrap();
-    }
-    for dir in ["content", "agentx"] {
-        copy_dir(&repo().join(dir), &book.join(dir));
-    }
+    files::copy_sample_book(&repo(), &book);
     book
 }
 

@@ -2,7 +2,7 @@
 //! equals a fresh render.
 
 use super::*;
-use crate::test_support::{copy_dir, mini_book, read, repo, temp};
+use crate::test_support::{mini_book, read, repo, sample_book_copy};
 
 /// (path relative to the book root, what it means), for a book whose
 /// data directory lies inside its source dir, as the sample book's does.
@@ -135,14 +135,7 @@ fn rebuilds_only_what_changed_and_match_a_fresh_render() {
 /// equals a fresh render.
 #[test]
 fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
-    let book = temp("engine-expansions");
-    std::fs::create_dir_all(&*book).unwrap();
-    for f in ["book.toml", "agentx.css", "agentx.js"] {
-        std::fs::copy(repo().join(f), book.join(f)).unwrap();
-    }
-    for d in ["content", "agentx"] {
-        copy_dir(&repo().join(d), &book.join(d));
-    }
+    let book = sample_book_copy("engine-expansions");
     // A second chapter showing DeepSeek-V4.1 (the authoring guide's
     // directive is in a code block: not expanded).
     let intro = book.join("content/intro.md");
@@ -198,19 +191,6 @@ fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
     assert_eq!(rebuild(&[Change::Config]), 8);
 }
 
-/// A copy of the sample book (chapters, data, assets) in a fresh directory.
-fn sample_copy(name: &str) -> crate::test_support::Scratch {
-    let book = temp(name);
-    std::fs::create_dir_all(&*book).unwrap();
-    for f in ["book.toml", "agentx.css", "agentx.js"] {
-        std::fs::copy(repo().join(f), book.join(f)).unwrap();
-    }
-    for d in ["content", "agentx"] {
-        copy_dir(&repo().join(d), &book.join(d));
-    }
-    book
-}
-
 /// What the caches keep per deployment (deployment chapters' Markdown,
 /// laid-out pages, search catalogs, manifest entries): an edit of one
 /// deployment's command, of two, of what every deployment page shows, then
@@ -218,7 +198,7 @@ fn sample_copy(name: &str) -> crate::test_support::Scratch {
 /// the first one again.
 #[test]
 fn deployment_edits_and_reverts_match_a_fresh_render() {
-    let book = sample_copy("engine-revert");
+    let book = sample_book_copy("engine-revert");
     let opts = BuildOptions::default();
     let mut engine = Engine::open(&book).unwrap();
     let first = rebuild_like_fresh(&mut engine, &book, &[Change::Content], &opts);
