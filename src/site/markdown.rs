@@ -349,20 +349,26 @@ fn code_block_html(lang: &str, code: &str, name: &CopyName) -> String {
     html_into(&mut h, label);
     h.push('"');
     if let Some(id) = &name.described_by {
-        h.push_str(" aria-describedby=\"");
-        html_into(&mut h, id);
-        h.push('"');
+        push_attribute(&mut h, "aria-describedby", "", id);
     }
     h.push_str(">Copy</button><pre><code");
     if !lang.is_empty() {
-        h.push_str(" class=\"language-");
-        html_into(&mut h, lang);
-        h.push('"');
+        push_attribute(&mut h, "class", "language-", lang);
     }
     h.push('>');
     h.push_str(&highlighted);
     h.push_str("</code></pre></div>\n");
     h
+}
+
+/// ` name="<prefix><value>"` onto `h`, the value escaped (the prefix is
+/// this module's own text).
+fn push_attribute(h: &mut String, name: &str, prefix: &str, value: &str) {
+    for piece in [" ", name, "=\"", prefix] {
+        h.push_str(piece);
+    }
+    html_into(h, value);
+    h.push('"');
 }
 
 fn plain_text(events: &[Event<'_>]) -> String {

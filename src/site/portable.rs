@@ -67,10 +67,10 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
         files.push(SiteFile::new(rel, bytes));
         copied += 1;
     }
-    files.push(SiteFile {
-        path: PathBuf::from("SUMMARY.md"),
-        bytes: std::sync::Arc::new(summary.into_bytes()),
-    });
+    files.push(SiteFile::new(
+        PathBuf::from("SUMMARY.md"),
+        summary.into_bytes(),
+    ));
     write_atomically(out, &files)?;
     Ok(MarkdownReport {
         out_dir: out.to_path_buf(),
@@ -108,12 +108,10 @@ fn chapters_of(
                     let _ = writeln!(summary, "{link}\n");
                 }
                 if let Some(path) = &ch.path {
-                    files.push(SiteFile {
-                        path: path.clone(),
-                        bytes: std::sync::Arc::new(
-                            portable_chapter(&ch.content, markdown).into_bytes(),
-                        ),
-                    });
+                    files.push(SiteFile::new(
+                        path.clone(),
+                        portable_chapter(&ch.content, markdown).into_bytes(),
+                    ));
                 }
                 chapters_of(&ch.sub_items, depth + 1, markdown, summary, files);
             }
