@@ -1,12 +1,14 @@
-/* mdbook-agentx 0.1.0 sha256:776b2977d1fba6dd — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:e1108af684b4e3fc — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the offline selector over the static command
 // sets and the command window (tabs, Copy, Copy all).
 //
 // Progressive enhancement only: every command set is in the page as static
 // HTML (div.agentx-set), and without this script the page reads as it is.
-// The selector's data is emitted at build time from the decoded command sets
-// (script.agentx-selector-data, see src/render/selector.rs); nothing is
-// decoded or fetched here, so it works from file://. Independent of the
+// The data is emitted at build time from the decoded command sets: the
+// model page's once for the whole model (script.agentx-model-data, see
+// src/render/model_data.rs), each deployment page's for itself
+// (script.agentx-selector-data, src/render/selector.rs); nothing is decoded
+// or fetched here, so it works from file://. Independent of the
 // builder's chrome (book.js): it runs in mdBook's html output too.
 (function () {
   "use strict";
@@ -21,7 +23,7 @@
     return e;
   }
   // .md links of the data → the built pages' .html.
-  function pageHref(href) { return href.replace(/\.md$/, ".html"); }
+  function pageHref(href) { return href.replace(/\.md(#|$)/, ".html$1"); }
   function setOf(anchor) {
     return document.querySelector('div.agentx-set[data-anchor="' + anchor.replace(/"/g, "") + '"]');
   }
@@ -141,22 +143,9 @@
   // ---- The chips ----
   Selector.prototype.rows = function () {
     var c = this.choice, deps = this.data.deps, dep = deps[c.dep], self = this;
-    var hws = [];
-    deps.forEach(function (d) { if (hws.indexOf(d.hw) < 0) hws.push(d.hw); });
-    hws.sort(function (a, b) { return a - b; });
-    var ckpts = [];
-    this.depsOf(dep.hw, null).forEach(function (i) { if (ckpts.indexOf(deps[i].ckpt) < 0) ckpts.push(deps[i].ckpt); });
+    var mine = this.here ? [] : this.modelRows();
     var measured = dep.points[c.point][1];
-    return [
-      { key: "hw", title: "Hardware", chips: hws.map(function (h) {
-        return { value: h, text: self.data.hw[h], on: h === dep.hw };
-      }) },
-      { key: "ckpt", title: "Checkpoint", chips: ckpts.map(function (k) {
-        return { value: k, text: k, on: k === dep.ckpt };
-      }) },
-      { key: "dep", title: "Deployment", chips: this.depsOf(dep.hw, dep.ckpt).map(function (i) {
-        return { value: i, text: deps[i].label, sub: deps[i].sub, on: i === c.dep };
-      }), note: "Ordered as submitted." },
+    return mine.concat([
       { key: "point", title: "Concurrency", chips: dep.points.map(function (p, i) {
         return { value: i, text: p[0], on: i === c.point };
       }) },
@@ -170,6 +159,27 @@
         return { value: r, text: self.routerLabel[r] + (r === dep.submitted ? " ✓" : ""), on: r === c.router,
           sub: r === dep.submitted ? "as submitted to SA" : "derived" };
       }) },
+    ]);
+  };
+
+  // The rows only the model page has: its deployments are all in its data.
+  Selector.prototype.modelRows = function () {
+    var c = this.choice, deps = this.data.deps, dep = deps[c.dep], self = this;
+    var hws = [];
+    deps.forEach(function (d) { if (hws.indexOf(d.hw) < 0) hws.push(d.hw); });
+    hws.sort(function (a, b) { return a - b; });
+    var ckpts = [];
+    this.depsOf(dep.hw, null).forEach(function (i) { if (ckpts.indexOf(deps[i].ckpt) < 0) ckpts.push(deps[i].ckpt); });
+    return [
+      { key: "hw", title: "Hardware", chips: hws.map(function (h) {
+        return { value: h, text: self.data.hw[h], on: h === dep.hw };
+      }) },
+      { key: "ckpt", title: "Checkpoint", chips: ckpts.map(function (k) {
+        return { value: k, text: k, on: k === dep.ckpt };
+      }) },
+      { key: "dep", title: "Deployment", chips: this.depsOf(dep.hw, dep.ckpt).map(function (i) {
+        return { value: i, text: deps[i].label, sub: deps[i].sub, on: i === c.dep };
+      }), note: "Ordered as submitted." },
     ];
   };
 
@@ -212,6 +222,15 @@
     m.hidden = false;
     m.classList.add("agentx-selector-on");
     m.appendChild(el("p", { "class": "agentx-selector-title" }, "Pick a launch"));
+    if (this.here && this.data.modelHref) {
+      // The other deployments are on the model page (this page carries
+      // only its own data).
+      var dep = this.data.deps[0];
+      var line = el("p", { "class": "agentx-launch" }, [this.data.hw[dep.hw], dep.ckpt, dep.label].join(" · ") + " ");
+      line.appendChild(el("a", { "class": "agentx-other", href: pageHref(this.data.modelHref) },
+        "Other hardware or deployments"));
+      m.appendChild(line);
+    }
     this.chipBox = el("div", { "class": "agentx-rows" });
     m.appendChild(this.chipBox);
     this.result = el("div", { "class": "agentx-result", "aria-live": "polite" });
@@ -433,15 +452,29 @@
     });
   }
 
+  // The model page's sets are written short (src/render/selector.rs,
+  // SetExtra): the anchor 0 when it is the usual one, made from the keys
+  // ("c1 / c4" → c1-4), the label as an index into the shared texts. Here
+  // they get the deployment page's shape.
+  function expandModelData(data) {
+    data.deps.forEach(function (d) {
+      d.sets.forEach(function (s) {
+        if (s[3] === 0) s[3] = [d.anchor, d.points[s[0]][0].replace(/ \/ c/g, "-"), s[1], s[2]].join("-");
+        s[5] = data.text[s[5]];
+      });
+    });
+  }
+
   // ---- Start: one selector per data script ----
   function start() {
     addCopyLinks();
-    var scripts = document.querySelectorAll("script.agentx-selector-data");
+    var scripts = document.querySelectorAll("script.agentx-selector-data, script.agentx-model-data");
     Array.prototype.forEach.call(scripts, function (s) {
       var mount = s.previousElementSibling;
-      if (!mount || !mount.classList.contains("agentx-selector")) return;
+      if (!mount || !(mount.classList.contains("agentx-selector") || mount.classList.contains("agentx-picker"))) return;
       var data;
       try { data = JSON.parse(s.textContent); } catch (e) { return; }
+      if (data.text) expandModelData(data);
       // In a page whose ids were rewritten (the single-file export), the
       // sets are not found under their anchors: leave the page static.
       if (!document.getElementById(data.here || data.section)) return;

@@ -285,7 +285,21 @@ fn back_and_forward(d: &Driver, base: &str, page: &str) {
 fn model_target(model_data: &Value, anchor: &str) -> Option<Value> {
     for (di, dep) in model_data["deps"].as_array().unwrap().iter().enumerate() {
         for s in dep["sets"].as_array().unwrap() {
-            if s[3] == anchor {
+            // The usual anchor is written 0 (src/render/selector.rs, SetExtra).
+            let made = match s[3].as_str() {
+                Some(a) => a.to_string(),
+                None => format!(
+                    "{}-{}-{}-{}",
+                    dep["anchor"].as_str().unwrap(),
+                    dep["points"][s[0].as_u64().unwrap() as usize][0]
+                        .as_str()
+                        .unwrap()
+                        .replace(" / c", "-"),
+                    s[1].as_str().unwrap(),
+                    s[2].as_str().unwrap()
+                ),
+            };
+            if made == anchor {
                 return Some(json!({"hw": dep["hw"], "ckpt": dep["ckpt"], "dep": di,
                     "point": s[0], "tier": s[1], "router": s[2]}));
             }
@@ -316,7 +330,7 @@ fn clicks_from_model_pages(
         d.goto(&url);
         let data: Value = serde_json::from_str(
             d.exec(
-                "return document.querySelector('script.agentx-selector-data').textContent;",
+                "return document.querySelector('script.agentx-model-data').textContent;",
                 json!([]),
             )
             .as_str()
