@@ -66,9 +66,9 @@
     return name.replace(/^Copy (link to )?/, "");
   }
 
-  // Set features (Copy, Copy link, target highlighting) live here until the
-  // AgentX assets take them over (issue 13); they must keep the button names,
-  // the "Copied" announcement and the Copy link outside the heading.
+  // Copy and Copy link of the static pages live here (the AgentX assets
+  // mark a set opened by its link); they keep the button names, the
+  // "Copied" announcement and the Copy link outside the heading.
   document.addEventListener("click", function (ev) {
     var b = ev.target.closest && ev.target.closest("button");
     if (!b) return;
@@ -86,29 +86,8 @@
     }
   });
 
-  // Highlight the command set the URL points at: its heading and everything
-  // up to the next heading of the same or a higher level.
-  function highlightTarget() {
-    var old = document.querySelectorAll(".targeted");
-    for (var i = 0; i < old.length; i++) old[i].classList.remove("targeted");
-    var id = decodeURIComponent(location.hash.slice(1));
-    if (!id) return;
-    var el = document.getElementById(id);
-    if (!el || !el.classList.contains("agentx-set")) return;
-    var level = Number(el.tagName.slice(1));
-    el.classList.add("targeted");
-    for (var n = el.nextElementSibling; n; n = n.nextElementSibling) {
-      if (/^H[1-6]$/.test(n.tagName) && Number(n.tagName.slice(1)) <= level) break;
-      n.classList.add("targeted");
-    }
-    el.scrollIntoView();
-  }
-  window.addEventListener("hashchange", highlightTarget);
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", highlightTarget);
-  } else {
-    highlightTarget();
-  }
+  // A command set opened by its link is marked by agentx.js (the AgentX
+  // assets own the sets: the window, where it shows, and when to mark it).
 
   // ---- Sidebar: scrolled to the current page; a drawer on phones. ----
   var sidebar = document.getElementById("sidebar");

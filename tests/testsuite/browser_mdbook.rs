@@ -4,12 +4,13 @@
 //! standalone builder's): highlight.js has run on every command block, each
 //! block has mdBook's copy button and it copies exactly the decoded command,
 //! the sidebar toggle and the theme picker work; no page logs a console error.
-//! The installed `agentx.css` marks a command set opened by its link, in
-//! the colours of the theme picked.
+//! The installed assets mark a command set opened by its link, in the
+//! colours of the theme picked.
 //!
 //! AgentX's own features in mdBook's page (the installed `agentx.js`):
 //! every combination selected with the chips shows one set whose Copy all
-//! equals `decode`; a model page's selector opens its choice; Copy link
+//! equals `decode`; a model page's picker shows a launch whose Copy all
+//! equals `decode` and links to it; Copy link
 //! (added after every set heading, outside its text) copies a URL that,
 //! loaded afresh, selects the same set.
 
@@ -24,11 +25,13 @@ use crate::browser_selector::{self, STATE};
 use crate::support;
 
 /// Every page's counts: highlighted blocks, copy buttons, console errors.
+/// The model page's command window (pre.agentx-code, built by agentx.js
+/// after mdBook's scripts ran) has its own Copy buttons.
 const PAGE_FACTS: &str = r##"
-var blocks = document.querySelectorAll("main pre > code");
-var bash = document.querySelectorAll("main pre > code.language-bash");
-var highlighted = document.querySelectorAll("main pre > code.language-bash.hljs");
-var buttons = document.querySelectorAll("main pre .clip-button");
+var blocks = document.querySelectorAll("main pre:not(.agentx-code) > code");
+var bash = document.querySelectorAll("main pre:not(.agentx-code) > code.language-bash");
+var highlighted = document.querySelectorAll("main pre:not(.agentx-code) > code.language-bash.hljs");
+var buttons = document.querySelectorAll("main pre:not(.agentx-code) .clip-button");
 return { blocks: blocks.length, bash: bash.length, highlighted: highlighted.length,
          tokens: document.querySelectorAll("main pre > code.language-bash [class^=hljs-]").length,
          buttons: buttons.length };
@@ -218,21 +221,33 @@ fn copy_buttons_copy_the_decoded_commands(d: &Driver, base: &str) {
     );
 }
 
-/// A model page's selector is active and its Open link leads to the set
-/// it names, selected on its deployment chapter.
+/// A model page's picker shows a launch in its window, whose Copy all is
+/// what `decode` prints, and its link leads to the same set on its
+/// deployment chapter.
 fn model_page_selector(d: &Driver, base: &str) {
     d.goto(&format!("{base}models/glm-5.2.html"));
-    let href = d.exec(
-        "var a = document.querySelector('.agentx-selector-on a.agentx-open'); return a ? a.href : null;",
+    let r = d.exec(
+        "var w = document.querySelector('.agentx-picker .agentx-data-window'); if (!w) return null; \
+         window.__agentxLastCopy = null; w.querySelector('button.agentx-copy-all').click(); \
+         return [w.getAttribute('data-anchor'), window.__agentxLastCopy, \
+                 w.querySelector('.agentx-window-foot a').href];",
         json!([]),
     );
-    let href = href
-        .as_str()
-        .expect("models/glm-5.2.html: no active selector with an Open link");
-    let anchor = href
-        .rsplit_once('#')
-        .expect("the Open link has no anchor")
-        .1;
+    assert!(!r.is_null(), "models/glm-5.2.html: no picker with a window");
+    let anchor = r[0].as_str().unwrap();
+    let lib = Library::load(&support::repo(), Path::new("agentx")).unwrap();
+    let set = lib
+        .pages()
+        .flat_map(|(_, p)| p.command_sets())
+        .find(|s| s.anchor == anchor)
+        .unwrap_or_else(|| panic!("no set {anchor}"));
+    assert_eq!(
+        r[1].as_str(),
+        Some(set.copy_all_text().as_str()),
+        "{anchor}"
+    );
+    let href = r[2].as_str().unwrap();
+    assert!(href.ends_with(&format!("#{anchor}")), "{href}");
     d.goto(href);
     assert_eq!(d.exec(STATE, json!([]))["shown"], json!([anchor]), "{href}");
 }
@@ -291,12 +306,17 @@ fn sidebar_toggle(d: &Driver, base: &str) {
     wait_until(d, &back, "sidebar toggle back");
 }
 
-/// The outline colour of a set opened by its link, in a theme.
+/// The outline colour of a set opened by its link, in a theme: its window
+/// is marked.
 fn target_outline(d: &Driver, url: &str, anchor: &str) -> String {
+    d.goto(&format!(
+        "{base}intro.html",
+        base = url.rsplit_once("models/").unwrap().0
+    ));
     d.goto(&format!("{url}#{anchor}"));
     let r = d.exec(
-        "var h = document.getElementById(arguments[0]); var s = getComputedStyle(h); \
-         return [s.outlineStyle, s.outlineColor, h.matches(':target')];",
+        "var h = document.getElementById(arguments[0]).closest('div.agentx-set'); var s = getComputedStyle(h); \
+         return [s.outlineStyle, s.outlineColor, h.classList.contains('agentx-targeted')];",
         json!([anchor]),
     );
     assert_eq!(r[0], "solid", "{url}#{anchor}: not marked ({r})");

@@ -277,7 +277,7 @@ fn search_box_with_keys(d: &Driver, base: &str) {
     );
     wait_for_url(d, &want);
     let targeted = d.exec(
-        "return document.getElementById(location.hash.slice(1)).classList.contains('targeted');",
+        "return document.getElementById(location.hash.slice(1)).closest('div.agentx-set').classList.contains('agentx-targeted');",
         json!([]),
     );
     assert_eq!(targeted, true, "the set opens highlighted");

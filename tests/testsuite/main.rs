@@ -7,6 +7,7 @@ mod browser;
 mod browser_chrome;
 mod browser_focus;
 mod browser_mdbook;
+mod browser_picker;
 mod browser_search;
 mod browser_selector;
 mod check;
