@@ -223,3 +223,84 @@ pub(crate) fn model_urls_restore(
     }
     n
 }
+
+/// From `starts` (chip targets), each other hardware's chip: the window's
+/// set and status after the switch, and whether the deployment chips stand
+/// in one column in the data's order.
+const HW_SWITCHES: &str = r##"
+var starts = arguments[0], out = [];
+function chips(row) { return Array.from(document.querySelectorAll('.agentx-picker .agentx-chip[data-row="' + row + '"]')); }
+function go(t) {
+  [["hw", t.hw], ["ckpt", t.ckpt], ["dep", t.dep], ["point", t.point], ["tier", t.tier], ["router", t.router]]
+    .forEach(function (kv) {
+      var c = chips(kv[0]).filter(function (c) { return c.value === String(kv[1]); })[0];
+      if (c && c.getAttribute("aria-pressed") !== "true") c.click();
+    });
+}
+function column() {
+  var deps = chips("dep"), lefts = deps.map(function (c) { return Math.round(c.getBoundingClientRect().left); });
+  var ordered = deps.every(function (c, i) { return i === 0 || +c.value > +deps[i - 1].value; });
+  var stacked = deps.every(function (c, i) {
+    return i === 0 || c.getBoundingClientRect().top >= deps[i - 1].getBoundingClientRect().bottom - 0.5;
+  });
+  return lefts.every(function (l) { return l === lefts[0]; }) && ordered && stacked;
+}
+starts.forEach(function (t) {
+  chips("hw").map(function (c) { return c.value; }).forEach(function (hw) {
+    if (hw === String(t.hw)) return;
+    go(t);
+    var c = chips("hw").filter(function (c) { return c.value === hw; })[0];
+    c.click();
+    var w = document.querySelector(".agentx-picker .agentx-data-window");
+    out.push({ from: t.anchor, hw: hw, status: w.getAttribute("data-status"), anchor: w.getAttribute("data-anchor"),
+      column: column() });
+  });
+});
+return out;
+"##;
+
+/// Every hardware switch from a launch of each deployment of the model
+/// pages of `sets` (one start per deployment: its last set, a derived one
+/// where the deployment has any). Returns (switches landing on a measured
+/// launch, switches); a switch must land on one, as every deployment has
+/// one; the deployment chips stand in one column, in data order.
+pub(crate) fn hardware_switches(
+    d: &Driver,
+    base: &str,
+    sets: &HashMap<String, Expected>,
+) -> (usize, usize) {
+    let mut models: Vec<String> = sets.values().map(|e| model_page_of(e.page())).collect();
+    models.sort();
+    models.dedup();
+    let (mut measured, mut total) = (0, 0);
+    for model in models {
+        d.goto(&format!("{base}{model}"));
+        let targets = d.exec(TARGETS, json!([]));
+        let mut last_of: HashMap<u64, (String, Value)> = HashMap::new();
+        let mut anchors: Vec<&String> = targets.as_object().unwrap().keys().collect();
+        anchors.sort();
+        for a in anchors {
+            let t = &targets[a.as_str()];
+            let dep = t["dep"].as_u64().unwrap();
+            let mut t = t.clone();
+            t["anchor"] = json!(a);
+            last_of.insert(dep, (a.clone(), t));
+        }
+        let mut starts: Vec<_> = last_of.into_values().collect();
+        starts.sort_by(|a, b| a.0.cmp(&b.0));
+        let starts: Vec<Value> = starts.into_iter().map(|(_, t)| t).collect();
+        for r in d.exec(HW_SWITCHES, json!([starts])).as_array().unwrap() {
+            total += 1;
+            assert_eq!(
+                r["column"], true,
+                "{model}: deployment chips not in one column: {r}"
+            );
+            if r["status"] != "derived" {
+                measured += 1;
+            }
+        }
+        let errors = d.console_errors();
+        assert!(errors.is_empty(), "{model}: console errors: {errors:?}");
+    }
+    (measured, total)
+}

@@ -365,6 +365,14 @@ fn browser_selector_every_combination() {
     back_and_forward(&d, &base, &largest);
     let picked = browser_picker::drive_model_pages(&d, &base, &sets, 1, true);
     let model_urls = browser_picker::model_urls_restore(&d, &base, &sets, 9);
+    let (landed, switches) = browser_picker::hardware_switches(&d, &base, &sets);
+    eprintln!(
+        "hardware switches landing on a measured launch: {landed}/{switches} (deployment chips in one column)"
+    );
+    assert_eq!(
+        landed, switches,
+        "a hardware switch landed on a derived launch"
+    );
     eprintln!(
         "(chips {} ms, URLs {} ms, from model pages {} ms)",
         t1.as_millis(),

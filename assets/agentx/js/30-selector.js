@@ -51,32 +51,35 @@
     return { dep: di, point: 0, tier: dep.points[0][1], router: dep.submitted };
   };
 
-  // A new choice after one row changed: the others kept where they still exist.
+  // A new choice after one row changed, by the widget's rules: another
+  // hardware, checkpoint or deployment opens that deployment's measured
+  // launch (its first point, the tier it was measured with, the router it
+  // was submitted behind); hardware keeps the checkpoint and the
+  // deployment's shape where they exist there. Concurrency, KV offload and
+  // router keep the other two where they still exist.
   Selector.prototype.choose = function (row, value) {
     var c = this.choice, deps = this.data.deps, old = deps[c.dep];
-    var hw = row === "hw" ? value : old.hw;
-    var ckpt = row === "ckpt" ? value : old.ckpt;
-    var candidates = this.depsOf(hw, null);
-    if (!candidates.some(function (i) { return deps[i].ckpt === ckpt; })) ckpt = deps[candidates[0]].ckpt;
-    candidates = this.depsOf(hw, ckpt);
-    var di = row === "dep" ? value : c.dep;
-    if (candidates.indexOf(di) < 0) {
-      var same = candidates.filter(function (i) { return deps[i].label === old.label; });
-      di = same.length ? same[0] : candidates[0];
+    if (row === "hw" || row === "ckpt" || row === "dep") {
+      var hw = row === "hw" ? value : old.hw;
+      var ckpt = row === "ckpt" ? value : old.ckpt;
+      var candidates = this.depsOf(hw, null);
+      if (!candidates.some(function (i) { return deps[i].ckpt === ckpt; })) ckpt = deps[candidates[0]].ckpt;
+      candidates = this.depsOf(hw, ckpt);
+      var di = row === "dep" ? value : c.dep;
+      if (candidates.indexOf(di) < 0) {
+        var same = candidates.filter(function (i) { return deps[i].label === old.label; });
+        di = same.length ? same[0] : candidates[0];
+      }
+      return this.initial(di);
     }
-    var dep = deps[di];
+    var dep = deps[c.dep];
     var point = row === "point" ? value : c.point;
-    var conc = old.points[c.point] ? old.points[c.point][0] : null;
-    if (di !== c.dep) {
-      point = 0;
-      dep.points.forEach(function (p, i) { if (p[0] === conc) point = i; });
-    }
     var tier = row === "tier" ? value : c.tier;
     if (dep.available.indexOf(tier) < 0) tier = dep.points[point][1];
     var router = row === "router" ? value : c.router;
     if (this.routersOf(dep).indexOf(router) < 0) router = dep.submitted;
-    var next = { dep: di, point: point, tier: tier, router: router };
-    if (!this.setFor(next)) next = this.initial(di);
+    var next = { dep: c.dep, point: point, tier: tier, router: router };
+    if (!this.setFor(next)) next = this.initial(c.dep);
     return next;
   };
 
@@ -118,7 +121,7 @@
       }) },
       { key: "dep", title: "Deployment", chips: this.depsOf(dep.hw, dep.ckpt).map(function (i) {
         return { value: i, text: deps[i].label, sub: deps[i].sub, on: i === c.dep };
-      }), note: "Ordered as submitted." },
+      }), note: "Ordered from low latency (top) to high throughput (bottom)." },
     ];
   };
 
