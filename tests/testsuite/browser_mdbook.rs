@@ -165,6 +165,7 @@ fn mdbook_output_in_a_browser() {
     assert_eq!(n, sets.len());
     eprintln!("mdbook browser: {n} combinations selected, one set shown each, Copy all = decode");
     model_page_selector(&d, &base);
+    control_text_sizes(&d, &base);
     copy_link_round_trip(&d, &base);
     sidebar_toggle(&d, &base);
     theme_picker_and_target(&d, &base);
@@ -250,6 +251,41 @@ fn model_page_selector(d: &Driver, base: &str) {
     assert!(href.ends_with(&format!("#{anchor}")), "{href}");
     d.goto(href);
     assert_eq!(d.exec(STATE, json!([]))["shown"], json!([anchor]), "{href}");
+}
+
+/// The smallest text of the AgentX controls (selector rows, chips, the
+/// command window's bar, tabs and buttons) on a page, in px, and what it is.
+pub(crate) const SMALLEST_CONTROL_TEXT: &str = r##"
+var least = [1000, ""];
+document.querySelectorAll(".agentx-selector-on *, .agentx-window-bar *, .agentx-tabs *, .agentx-block-actions *")
+  .forEach(function (e) {
+    var own = Array.prototype.some.call(e.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
+    if (!own || !e.getClientRects().length) return;
+    var px = parseFloat(getComputedStyle(e).fontSize);
+    if (px < least[0]) least = [px, e.tagName + "." + e.className + " " + e.textContent.trim().slice(0, 30)];
+  });
+return least;
+"##;
+
+/// Under mdBook (root font 10 px) the controls' text is at least 12 px on
+/// the model page's picker and a deployment page's selector.
+fn control_text_sizes(d: &Driver, base: &str) {
+    for page in [
+        "models/glm-5.2.html",
+        "models/glm-5.2/glm5-2-fp4-b300-sglang-agentic-mtp-0.html",
+    ] {
+        d.goto(&format!("{base}{page}"));
+        let least = d.exec(SMALLEST_CONTROL_TEXT, json!([]));
+        let px = least[0].as_f64().unwrap();
+        eprintln!(
+            "mdbook browser: {page}: smallest control text {px} px ({})",
+            least[1]
+        );
+        assert!(
+            (12.0..1000.0).contains(&px),
+            "{page}: control text {px} px: {least}"
+        );
+    }
 }
 
 /// Every set heading has one Copy link; the one of the shown set copies
