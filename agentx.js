@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:5b4ad3933e000981 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:d88c9c5dad4dee77 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -571,8 +571,30 @@
     var names = (win.env ? ["Env Vars"] : []).concat(win.procs.map(function (p, i) {
       return (i + 1) + "· " + p[0];
     }));
+    notesAfter(div, panels);
     if (panels.length > 1) panels[0].parentNode.insertBefore(makeTabs(names, panels, state), panels[0]);
     addDownloads(panels, names);
+    focusableBlocks(div);
+  }
+
+  // The notes and what a derived set changes go after the commands, so the
+  // first command comes right after the status line (on a phone, within
+  // two screens of the top); the page without JavaScript keeps its order.
+  function notesAfter(div, panels) {
+    if (!panels.length) return;
+    var status = div.querySelector(".agentx-badge"), from = status && status.closest("div.agentx-set > *");
+    if (!from) return;
+    var moved = [];
+    for (var n = from.nextElementSibling; n && n !== panels[0]; n = n.nextElementSibling) moved.push(n);
+    var last = panels[panels.length - 1];
+    moved.reverse().forEach(function (n) { last.parentNode.insertBefore(n, last.nextSibling); });
+  }
+
+  // A block that scrolls sideways can be scrolled with the keyboard.
+  function focusableBlocks(root) {
+    Array.prototype.forEach.call(root.querySelectorAll("pre"), function (pre) {
+      if (!pre.hasAttribute("tabindex")) pre.setAttribute("tabindex", "0");
+    });
   }
 
   // ---- On the model page: a window built from the model's data ----
@@ -591,17 +613,7 @@
     }));
     var status = el("p", { "class": "agentx-status" });
     status.appendChild(el("span", { "class": "agentx-badge agentx-badge-" + set[4] }, set[5]));
-    if (win.meta) {
-      status.appendChild(document.createTextNode(" — "));
-      richNodes(win.meta, status);
-    }
     box.appendChild(status);
-    if (win.notes.length) {
-      var notes = el("ul", { "class": "agentx-notes" });
-      win.notes.forEach(function (n) { notes.appendChild(richNodes(n, el("li"))); });
-      box.appendChild(notes);
-    }
-    if (win.changes.length) box.appendChild(changesOf(win));
     function panel(name, heading, text) {
       var p = el("div", { "class": "agentx-panel", role: "tabpanel", id: id + "-p" + panels.length });
       p.appendChild(el("h4", { "class": "agentx-process" }, heading));
@@ -625,6 +637,18 @@
     win.loose.forEach(function (f) { fileBlock(panel(f.name, f.name, f.content), f, false); });
     if (panels.length > 1) box.appendChild(makeTabs(names, panels, state));
     panels.forEach(function (p) { box.appendChild(p); });
+    // Where the run is recorded, and the notes, after the commands (see
+    // notesAfter).
+    if (win.meta) {
+      var meta = el("p", { "class": "agentx-meta" }, "Measured: ");
+      box.appendChild(richNodes(win.meta, meta));
+    }
+    if (win.notes.length) {
+      var notes = el("ul", { "class": "agentx-notes" });
+      win.notes.forEach(function (n) { notes.appendChild(richNodes(n, el("li"))); });
+      box.appendChild(notes);
+    }
+    if (win.changes.length) box.appendChild(changesOf(win));
     var foot = el("p", { "class": "agentx-window-foot" });
     foot.appendChild(el("a", { href: pageHref(dep.href) + "#" + set[3] }, "This launch on its deployment page"));
     box.appendChild(foot);
@@ -774,7 +798,13 @@
     };
     window.addEventListener("popstate", follow);
     window.addEventListener("hashchange", follow);
-    if (!this.here) this.catchLaneLinks();
+    if (!this.here) {
+      this.catchLaneLinks();
+      // On a phone the lane table's cards would be most of the page: the
+      // picker holds every launch, so the table starts closed there.
+      var lanes = this.mount.parentNode.querySelector("details.agentx-lanes");
+      if (lanes && window.matchMedia && matchMedia("(max-width: 720px)").matches) lanes.open = false;
+    }
     if (c && followedLink()) markTargeted(this.window);
     // Opened at a set: the selector and the window's buttons in view below
     // the top bar, now and after the browser's own jump to the fragment.

@@ -123,7 +123,16 @@ pub(crate) fn render_section(
     md.push_str(
         "Ordered as submitted. The concurrency links open the measured launch of each point.\n\n",
     );
+    // Collapsible: the picker above holds every launch, and on a phone the
+    // table's cards are most of the page (agentx.js closes it there).
+    let _ = write!(
+        md,
+        "<details class=\"agentx-lanes\" open>\n<summary>All {} deployments, with their measured \
+         launches</summary>\n\n",
+        deployments.len()
+    );
     md.push_str(&lane_table(deployments, opts));
+    md.push_str("</details>\n\n");
     // What a deployment chapter shows of its section: the model's name
     // and the link back (each chapter carries only its own selector data).
     let context = format!("{}\n{}\n{}", opts.chapter_file, opts.anchor, page.model);

@@ -215,6 +215,21 @@ fn browser_chrome_accessibility_and_layout() {
                 &format!("{kind} ({scheme})"),
             ));
         }
+        // The picker and a deployment page's selector on a phone.
+        for (kind, url) in &pages[1..3] {
+            view(&d, 390, 844, dark);
+            d.goto(url);
+            let v = axe_violations(&d, &axe);
+            eprintln!(
+                "axe, {kind} at 390 px, {scheme}: {} serious or critical violations",
+                v.len()
+            );
+            problems.extend(
+                v.into_iter()
+                    .map(|v| format!("{kind} at 390 px ({scheme}): {v}")),
+            );
+        }
+        view(&d, 1400, 900, dark);
         // The search panel open, with results and badges.
         d.goto(&pages[1].1);
         open_search(&d, "deepseek-v4.1 c16");
@@ -297,11 +312,35 @@ fn phone_layout(d: &Driver, sites: &Sites) {
             "{page}: the page scrolls sideways at 390 px: {r}"
         );
         eprintln!("390 px, {page}: first heading at {top} px");
+        if page != "index.html" {
+            let (first, screens) = first_command_on_phone(d);
+            eprintln!(
+                "390 px, {page}: the first command ends at {first} px (two screens: {screens} px)"
+            );
+            assert!(
+                first <= screens,
+                "{page}: the first command ends at {first} px, after two screens ({screens} px)"
+            );
+        }
         assert_no_button_covers_code(d, page);
         let p = browser_focus::controls_and_focus(d, &format!("390 px, {page}"));
         assert!(p.is_empty(), "{}", p.join("\n"));
     }
     sidebar_toggles(d);
+}
+
+/// Where the first command of the shown launch ends on a phone (its top
+/// plus three lines, in page px), and two screens' height: the picker (or
+/// selector) and the first command are to be within two screens.
+pub(crate) fn first_command_on_phone(d: &Driver) -> (f64, f64) {
+    let r = d.exec(
+        "var pre = document.querySelector('.agentx-picker pre, div.agentx-set.agentx-shown pre');
+         var top = pre.getBoundingClientRect().top + scrollY;
+         var line = parseFloat(getComputedStyle(pre).lineHeight) || 19;
+         return [top + 3 * line + 12, 2 * innerHeight];",
+        json!([]),
+    );
+    (r[0].as_f64().unwrap(), r[1].as_f64().unwrap())
 }
 
 fn assert_no_button_covers_code(d: &Driver, page: &str) {

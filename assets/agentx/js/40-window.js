@@ -143,8 +143,30 @@
     var names = (win.env ? ["Env Vars"] : []).concat(win.procs.map(function (p, i) {
       return (i + 1) + "· " + p[0];
     }));
+    notesAfter(div, panels);
     if (panels.length > 1) panels[0].parentNode.insertBefore(makeTabs(names, panels, state), panels[0]);
     addDownloads(panels, names);
+    focusableBlocks(div);
+  }
+
+  // The notes and what a derived set changes go after the commands, so the
+  // first command comes right after the status line (on a phone, within
+  // two screens of the top); the page without JavaScript keeps its order.
+  function notesAfter(div, panels) {
+    if (!panels.length) return;
+    var status = div.querySelector(".agentx-badge"), from = status && status.closest("div.agentx-set > *");
+    if (!from) return;
+    var moved = [];
+    for (var n = from.nextElementSibling; n && n !== panels[0]; n = n.nextElementSibling) moved.push(n);
+    var last = panels[panels.length - 1];
+    moved.reverse().forEach(function (n) { last.parentNode.insertBefore(n, last.nextSibling); });
+  }
+
+  // A block that scrolls sideways can be scrolled with the keyboard.
+  function focusableBlocks(root) {
+    Array.prototype.forEach.call(root.querySelectorAll("pre"), function (pre) {
+      if (!pre.hasAttribute("tabindex")) pre.setAttribute("tabindex", "0");
+    });
   }
 
   // ---- On the model page: a window built from the model's data ----
@@ -163,17 +185,7 @@
     }));
     var status = el("p", { "class": "agentx-status" });
     status.appendChild(el("span", { "class": "agentx-badge agentx-badge-" + set[4] }, set[5]));
-    if (win.meta) {
-      status.appendChild(document.createTextNode(" — "));
-      richNodes(win.meta, status);
-    }
     box.appendChild(status);
-    if (win.notes.length) {
-      var notes = el("ul", { "class": "agentx-notes" });
-      win.notes.forEach(function (n) { notes.appendChild(richNodes(n, el("li"))); });
-      box.appendChild(notes);
-    }
-    if (win.changes.length) box.appendChild(changesOf(win));
     function panel(name, heading, text) {
       var p = el("div", { "class": "agentx-panel", role: "tabpanel", id: id + "-p" + panels.length });
       p.appendChild(el("h4", { "class": "agentx-process" }, heading));
@@ -197,6 +209,18 @@
     win.loose.forEach(function (f) { fileBlock(panel(f.name, f.name, f.content), f, false); });
     if (panels.length > 1) box.appendChild(makeTabs(names, panels, state));
     panels.forEach(function (p) { box.appendChild(p); });
+    // Where the run is recorded, and the notes, after the commands (see
+    // notesAfter).
+    if (win.meta) {
+      var meta = el("p", { "class": "agentx-meta" }, "Measured: ");
+      box.appendChild(richNodes(win.meta, meta));
+    }
+    if (win.notes.length) {
+      var notes = el("ul", { "class": "agentx-notes" });
+      win.notes.forEach(function (n) { notes.appendChild(richNodes(n, el("li"))); });
+      box.appendChild(notes);
+    }
+    if (win.changes.length) box.appendChild(changesOf(win));
     var foot = el("p", { "class": "agentx-window-foot" });
     foot.appendChild(el("a", { href: pageHref(dep.href) + "#" + set[3] }, "This launch on its deployment page"));
     box.appendChild(foot);

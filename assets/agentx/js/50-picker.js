@@ -115,7 +115,13 @@
     };
     window.addEventListener("popstate", follow);
     window.addEventListener("hashchange", follow);
-    if (!this.here) this.catchLaneLinks();
+    if (!this.here) {
+      this.catchLaneLinks();
+      // On a phone the lane table's cards would be most of the page: the
+      // picker holds every launch, so the table starts closed there.
+      var lanes = this.mount.parentNode.querySelector("details.agentx-lanes");
+      if (lanes && window.matchMedia && matchMedia("(max-width: 720px)").matches) lanes.open = false;
+    }
     if (c && followedLink()) markTargeted(this.window);
     // Opened at a set: the selector and the window's buttons in view below
     // the top bar, now and after the browser's own jump to the fragment.
