@@ -212,11 +212,26 @@
     document.head.appendChild(s);
   }
 
+  // The query's words; a count and its noun (`12 gpus`, `2 node`) are one
+  // word, as the index holds sizes (`12gpus`, `2nodes`: src/site/search.rs).
+  function queryWords(query) {
+    var words = query.split(WORD_BREAK).map(normalizeWord).filter(Boolean), out = [];
+    for (var i = 0; i < words.length; i++) {
+      if (/^\d+$/.test(words[i]) && /^(gpus?|nodes?)$/.test(words[i + 1] || "")) {
+        out.push(words[i] + words[i + 1]);
+        i++;
+      } else {
+        out.push(words[i]);
+      }
+    }
+    return out;
+  }
+
   // Each query word must be a whole token; a word the index does not hold
   // as a whole (`gb200/agg`) must hold all its parts. Null: nothing can match.
   function required(query) {
     var out = [];
-    var words = query.split(WORD_BREAK).map(normalizeWord).filter(Boolean);
+    var words = queryWords(query);
     for (var k = 0; k < words.length; k++) {
       var id = search.index.ids.get(words[k]);
       if (id !== undefined) { out.push(id); continue; }
@@ -248,15 +263,23 @@
     return total;
   }
 
+  // `sglang` without `dynamo` names the SGLang router (every set runs
+  // SGLang; "Dynamo + SGLang" is the other router): src/site/search.rs.
+  function sglangRouterOnly(query) {
+    var words = queryWords(query);
+    return words.indexOf("sglang") >= 0 && !words.some(function (w) { return w.indexOf("dynamo") === 0; });
+  }
+
   function run(query) {
     var req = required(query);
     if (!req || !req.length) return [];
-    var ix = search.index, hits = [], order = 0;
+    var ix = search.index, hits = [], order = 0, sglangOnly = sglangRouterOnly(query);
     ix.pages.forEach(function (p, n) {
       var s = score(req, [[p.t, WEIGHT.title], [p.i, WEIGHT.id], [p.c, WEIGHT.ctx], [p.s, WEIGHT.ctx]]);
       if (s) hits.push({ kind: "page", score: s, page: p, title: p.title, url: p.url, status: p.status, order: order++, n: n });
     });
     ix.sets.forEach(function (e) {
+      if (sglangOnly && e[8] === "dynamo") return;
       var p = ix.pages[e[0]];
       var s = score(req, [[e[4], WEIGHT.title], [e[6], WEIGHT.id], [p.i, WEIGHT.id], [e[5], WEIGHT.ctx],
                           [p.t, WEIGHT.ctx], [p.c, WEIGHT.ctx], [ix.groups[e[7]], WEIGHT.body]]);

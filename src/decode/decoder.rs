@@ -262,6 +262,7 @@ impl<'a> Decoder<'a> {
             label: cell.label.clone(),
             detail: detail_label(cell, &base),
             gpus: cell.gpus,
+            nodes: node_count(&base),
             concs: cell.points.iter().map(|p| p.concs.clone()).collect(),
             submitted: cell.submitted,
             measured,
