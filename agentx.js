@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:d88c9c5dad4dee77 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:1ed3ea1a99d28b87 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -272,9 +272,12 @@
   // ---- The choice: one command set, by its six keys ----
   // `data`: the model page's (every deployment) or a deployment page's
   // (its own); `mount`: the element the rows go into.
-  function Selector(data, mount) {
+  // `prefix`: in the single file, the chapter's id prefix (`ch-x--`) its
+  // URLs carry.
+  function Selector(data, mount, prefix) {
     this.data = data;
     this.mount = mount;
+    this.prefix = prefix || "";
     this.here = data.here || null; // the deployment this page holds, if any
     this.tables = data.text ? new Tables(data) : null; // the model page's
     this.all = false;
@@ -283,6 +286,16 @@
     var self = this;
     data.tiers.forEach(function (t) { self.tierLabel[t[0]] = t[1]; });
     data.routers.forEach(function (r) { self.routerLabel[r[0]] = r[1]; });
+    // A deployment page's windows: its distinct processes, then per set
+    // (in its sets' order) [Env Vars first, [processes], [loose files]].
+    if (data.win && data.win.sets) {
+      var table = data.win, win = {};
+      data.deps[0].sets.forEach(function (s, i) {
+        var w = table.sets[i];
+        win[s[3]] = { env: !!w[0], procs: w[1].map(function (p) { return table.procs[p]; }), loose: w[2] };
+      });
+      data.win = win;
+    }
     this.byAnchor = {};
     data.deps.forEach(function (d, di) {
       d.sets.forEach(function (s) {
@@ -609,7 +622,7 @@
     }, function (b) {
       copyText(copyAllOf(win), b, "all commands");
     }, function (b) {
-      copyText(location.href.split("#")[0] + "#" + set[3], b, "link");
+      copyText(location.href.split("#")[0] + "#" + sel.prefix + set[3], b, "link");
     }));
     var status = el("p", { "class": "agentx-status" });
     status.appendChild(el("span", { "class": "agentx-badge agentx-badge-" + set[4] }, set[5]));
@@ -649,9 +662,12 @@
       box.appendChild(notes);
     }
     if (win.changes.length) box.appendChild(changesOf(win));
-    var foot = el("p", { "class": "agentx-window-foot" });
-    foot.appendChild(el("a", { href: pageHref(dep.href) + "#" + set[3] }, "This launch on its deployment page"));
-    box.appendChild(foot);
+    // (The single file has no deployment pages.)
+    if (!sel.prefix) {
+      var foot = el("p", { "class": "agentx-window-foot" });
+      foot.appendChild(el("a", { href: pageHref(dep.href) + "#" + set[3] }, "This launch on its deployment page"));
+      box.appendChild(foot);
+    }
     return box;
   }
 
@@ -723,7 +739,9 @@
     var set = this.setFor(c);
     this.choice = c;
     this.renderChips();
-    if (history_ === "push" && hashId() !== set[3]) history.pushState(null, "", "#" + set[3]);
+    if (history_ === "push" && hashId() !== this.prefix + set[3]) {
+      history.pushState(null, "", "#" + this.prefix + set[3]);
+    }
     if (history_ === "push") markTargeted(null);
     if (this.here) {
       this.show(set[3]);
@@ -731,9 +749,51 @@
       if (this.other) this.other.href = pageHref(this.data.modelHref).split("#")[0] + "#" + set[3];
       return;
     }
+    if (set[6] < 0) {
+      // Beyond what the page carries: the whole data first (site/lazy.rs).
+      var self = this;
+      this.host.setAttribute("aria-busy", "true");
+      this.loadFull(function () {
+        self.host.removeAttribute("aria-busy");
+        self.select(self.choice, null);
+      });
+      return;
+    }
     this.host.textContent = "";
     this.window = dataWindow(this, c, set);
     this.host.appendChild(this.window);
+  };
+
+  // The model's whole data, from the script beside the page (a <script
+  // src>: it loads from file:// too); `done` runs once it is in.
+  Selector.prototype.loadFull = function (done) {
+    var self = this, name = this.data.full, store = window.AGENTX_MODEL_DATA || {};
+    if (store[name]) return this.useFull(store[name], done);
+    (this.waiting = this.waiting || []).push(done);
+    if (this.loading) return;
+    this.loading = true;
+    var s = el("script", { src: name });
+    s.onload = function () {
+      var waiting = self.waiting.splice(0);
+      self.useFull((window.AGENTX_MODEL_DATA || {})[name], function () {
+        waiting.forEach(function (f) { f(); });
+      });
+    };
+    s.onerror = function () {
+      self.host.textContent = "";
+      self.host.appendChild(el("p", { "class": "agentx-status" }, "The launches could not be loaded (" + name + ")."));
+    };
+    document.head.appendChild(s);
+  };
+
+  Selector.prototype.useFull = function (full, done) {
+    if (!full) return;
+    expandModelData(full);
+    full.here = this.data.here;
+    this.data = full;
+    this.tables = new Tables(full);
+    this.mount.setAttribute("data-full", "loaded");
+    done();
   };
 
   // ---- A deployment page: one static set shown, as a command window ----
@@ -768,11 +828,21 @@
     this.shown.classList.add("agentx-shown");
   };
 
-  // The set a URL names, when this selector holds it.
+  // The set a URL names, when this selector holds it; on the model page a
+  // deployment's anchor names its measured launch. In the single file any
+  // chapter's `#<chapter>--<anchor>` names it (anchors hold no `--`).
   Selector.prototype.fromHash = function () {
-    var k = this.byAnchor[hashId()];
+    var id = this.anchorOf(hashId()), k = this.byAnchor[id];
+    if (!k && !this.here) {
+      var di = this.data.deps.map(function (d) { return d.anchor; }).indexOf(id);
+      return di < 0 ? null : this.initial(di);
+    }
     if (!k || (this.here && this.data.deps[k.dep].anchor !== this.here)) return null;
     return { dep: k.dep, point: k.point, tier: k.tier, router: k.router };
+  };
+
+  Selector.prototype.anchorOf = function (id) {
+    return this.prefix ? id.split("--").pop() : id;
   };
 
   // The first launch: the URL's, else the first deployment's measured one
@@ -808,7 +878,7 @@
     if (c && followedLink()) markTargeted(this.window);
     // Opened at a set: the selector and the window's buttons in view below
     // the top bar, now and after the browser's own jump to the fragment.
-    if (location.hash) {
+    if (c) {
       if ("scrollRestoration" in history) history.scrollRestoration = "manual";
       this.reveal();
       window.addEventListener("load", function () { self.reveal(); });
@@ -828,7 +898,7 @@
     section.addEventListener("click", function (ev) {
       var a = ev.target.closest && ev.target.closest("a[href*='#']");
       if (!a || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
-      var anchor = a.getAttribute("href").split("#")[1];
+      var anchor = self.anchorOf(a.getAttribute("href").split("#")[1] || "");
       var k = anchor && self.byAnchor[anchor];
       if (!k || self.mount.contains(a)) return;
       ev.preventDefault();
@@ -839,9 +909,10 @@
   };
 
   // ---- Copy link after every set heading that has none ----
-  // The standalone builder writes its own button (button.copy-link, handled
-  // by its book.js); mdBook's page has none, so it is added here, after the
-  // heading and outside its text, as the builder does.
+  // Neither the builder's pages nor mdBook's carry the button (it needs
+  // JavaScript, and on the largest real pages the buttons were 2-3 KB of
+  // the gzipped page), so it is added here, after the heading and outside
+  // its text. (An older site's button.copy-link is left as it is.)
   function addCopyLinks() {
     var headings = document.querySelectorAll("h3.agentx-set[id]");
     Array.prototype.forEach.call(headings, function (h) {
@@ -860,8 +931,8 @@
     });
   }
 
-  // Without a selector (a page whose ids were rewritten, as the single
-  // file's), a followed link to a set still marks it.
+  // Without a selector (a page without one's data), a followed link to a
+  // set still marks it.
   function markStaticTarget() {
     var h = document.getElementById(hashId());
     if (h && h.classList.contains("agentx-set") && followedLink()) markTargeted(h.parentNode);
@@ -878,10 +949,11 @@
       var data;
       try { data = JSON.parse(s.textContent); } catch (e) { return; }
       if (data.text) expandModelData(data);
-      // In a page whose ids were rewritten (the single-file export), the
-      // sets are not found under their anchors: leave the page static.
-      if (!document.getElementById(data.here || data.section)) return;
-      new Selector(data, mount).start();
+      // In the single file every id carries its chapter's prefix.
+      var chapter = mount.closest && mount.closest("section.book-chapter");
+      var prefix = chapter ? chapter.id + "--" : "";
+      if (!document.getElementById(prefix + (data.here || data.section))) return;
+      new Selector(data, mount, prefix).start();
       started++;
     });
     if (!started) markStaticTarget();

@@ -17,6 +17,8 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 use crate::preprocessor::assets::{AGENTX_ASSETS, AgentxAsset, Installed, installed_state};
 use crate::util::fs::Bounds;
 
+mod mdbook_output;
+
 /// How [`install`] treats files it did not write.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InstallOptions {
@@ -80,6 +82,10 @@ pub(crate) fn install_assets(
         }
     }
     edit_book_toml(&mut doc, assets, &shown, &mut report)?;
+    if html_output(&doc) {
+        let dirs = mdbook_output::generated_dirs(&book_dir.join(src_of(&doc)), &bounds)?;
+        mdbook_output::keep_out_of_search_and_print(&mut doc, &dirs, &shown, &mut report)?;
+    }
     for (asset, path) in to_write {
         write_file(&path, asset.installed_text().as_bytes())?;
         report.changes.push(format!("wrote {}", path.display()));
@@ -184,13 +190,7 @@ fn edit_book_toml(
         .and_then(Item::as_str)
         .map(PathBuf::from)
         .unwrap_or_else(crate::preprocessor::default_data_dir);
-    // Renderers are listed and html is not: adding [output.html] would turn
-    // it on.
-    let other_renderers_only = doc
-        .get("output")
-        .and_then(Item::as_table_like)
-        .is_some_and(|t| !t.is_empty() && !t.contains_key("html"));
-    if other_renderers_only {
+    if !html_output(doc) {
         report.notes.push(
             "book.toml renders no html ([output] lists other renderers only), so the \
              assets are not added to [output.html]"
@@ -208,13 +208,8 @@ fn edit_book_toml(
             }
         }
     }
-    let src = doc
-        .get("book")
-        .and_then(|b| b.get("src"))
-        .and_then(Item::as_str)
-        .unwrap_or("src");
-    let src = Path::new(src);
-    if data_dir.starts_with(src) {
+    let src = src_of(doc);
+    if data_dir.starts_with(&src) {
         report.notes.push(format!(
             "the data directory {} is inside the source directory {}: mdBook copies it into \
              the published site; move it out (e.g. to `agentx/`) and set `data-dir` in \
@@ -232,6 +227,24 @@ fn edit_book_toml(
         ));
     }
     Ok(())
+}
+
+/// Whether the book renders html: `[output]` lists no renderer, or html
+/// (other renderers only: adding `[output.html]` would turn html on).
+fn html_output(doc: &DocumentMut) -> bool {
+    !doc.get("output")
+        .and_then(Item::as_table_like)
+        .is_some_and(|t| !t.is_empty() && !t.contains_key("html"))
+}
+
+/// `[book] src` (default `src`).
+fn src_of(doc: &DocumentMut) -> PathBuf {
+    PathBuf::from(
+        doc.get("book")
+            .and_then(|b| b.get("src"))
+            .and_then(Item::as_str)
+            .unwrap_or("src"),
+    )
 }
 
 /// Writes `bytes` to `path` whole: into a temporary file beside it, renamed

@@ -29,6 +29,15 @@ pub use self::library::*;
 pub use self::protocol::*;
 pub(crate) use self::summary::*;
 
+/// Whether a chapter's text holds a directive (not an escaped one): its
+/// deployment chapters are then generated into the directory named after
+/// it (`models/x.md` → `models/x/`).
+pub(crate) fn has_directive(chapter: &str) -> bool {
+    directive::find(chapter, crate::util::markdown::MarkdownConfig::default())
+        .iter()
+        .any(|o| matches!(o.found, directive::Found::Directive(_)))
+}
+
 /// Renderers whose output is built from Markdown and so can show the section.
 pub fn supports(renderer: &str) -> bool {
     matches!(renderer, "html" | "markdown")

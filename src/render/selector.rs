@@ -53,8 +53,7 @@ pub(super) struct SelectorData<'a> {
     /// The model page's picker.
     #[serde(rename = "modelHref")]
     model_href: &'a str,
-    #[serde(serialize_with = "window_map")]
-    win: &'a [CommandSet],
+    win: WindowTable<'a>,
 }
 
 /// The JSON a deployment page's selector reads.
@@ -72,7 +71,7 @@ pub(super) fn selector_data<'a>(
         deps: [deployment_data(d, 0, format!("{}.md", d.anchor))],
         here: &d.anchor,
         model_href: model,
-        win: &d.command_sets,
+        win: window_table(&d.command_sets),
     }
 }
 
@@ -85,11 +84,6 @@ pub(super) fn tier_and_router_labels() -> (Labels<3>, Labels<2>) {
         KvTier::ALL.map(|t| (t.id(), t.label())),
         Router::ALL.map(|r| (r.id(), r.label())),
     )
-}
-
-/// `win`: each set's anchor → what its command window shows.
-fn window_map<S: Serializer>(sets: &&[CommandSet], ser: S) -> Result<S::Ok, S::Error> {
-    ser.collect_map(sets.iter().map(|s| (&s.anchor, window_data(s))))
 }
 
 /// One set's keys: `[point, tier, router, anchor, status id, status label]`,
@@ -227,30 +221,45 @@ fn deployment_subline(d: &Deployment) -> String {
     parts.join(" · ")
 }
 
-/// What the command window of one set shows beyond the page's markup: the
-/// tab title, comment title and placement of each process, how many config
-/// files follow each, and whether an Env Vars block comes first.
+/// What the command windows of a deployment's sets show beyond the page's
+/// markup: each distinct process once (`[title, long title, placement,
+/// files]`: its tab, comment title, placement and the config files that
+/// follow it), and per set, in the order of the deployment's `sets`
+/// (whose anchors name them), `[Env Vars block first (0/1), [processes],
+/// [loose files]]`.
 #[derive(Serialize)]
-struct WindowData<'a> {
-    env: bool,
-    /// `[title, long title, placement, files]` per process.
-    procs: Vec<(&'a str, &'a str, &'a str, Vec<FileData<'a>>)>,
-    loose: Vec<FileData<'a>>,
+pub(super) struct WindowTable<'a> {
+    procs: Vec<ProcData<'a>>,
+    sets: Vec<(u8, Vec<usize>, Vec<FileData<'a>>)>,
 }
 
-fn window_data(s: &CommandSet) -> WindowData<'_> {
-    WindowData {
-        env: !s.placeholders.is_empty(),
-        procs: s
-            .processes
-            .iter()
-            .map(|p| {
-                let files = p.files.iter().map(file_data).collect();
-                (&*p.title, &*p.long_title, &*p.placement, files)
-            })
-            .collect(),
-        loose: s.loose_files.iter().map(file_data).collect(),
-    }
+type ProcData<'a> = (&'a str, &'a str, &'a str, Vec<FileData<'a>>);
+
+fn window_table(sets: &[CommandSet]) -> WindowTable<'_> {
+    let mut procs: Vec<ProcData<'_>> = Vec::new();
+    let sets = sets
+        .iter()
+        .map(|s| {
+            let list = s
+                .processes
+                .iter()
+                .map(|p| {
+                    let files = p.files.iter().map(file_data).collect();
+                    let data = (&*p.title, &*p.long_title, &*p.placement, files);
+                    match procs.iter().position(|q| *q == data) {
+                        Some(i) => i,
+                        None => {
+                            procs.push(data);
+                            procs.len() - 1
+                        }
+                    }
+                })
+                .collect();
+            let loose = s.loose_files.iter().map(file_data).collect();
+            (u8::from(!s.placeholders.is_empty()), list, loose)
+        })
+        .collect();
+    WindowTable { procs, sets }
 }
 
 /// A config file in Copy all: `[name, "cat > name <<'EOF'", "EOF"]`.

@@ -135,7 +135,13 @@ impl Site {
             None => {
                 run.counts.bodies.fetch_add(1, Ordering::Relaxed);
                 let options = self.dir.config.output.html.markdown;
-                let body = Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages, options));
+                let mut body = markdown::render(&md, &page.path, &LinkMode::Pages, options);
+                // A model page's whole launch data goes beside it (site/lazy.rs).
+                if let Some((html, files)) = super::lazy::split_model_data(&body.html, &page.path) {
+                    body.html = html;
+                    body.beside = files.into_iter().map(|(p, b)| (p, Arc::new(b))).collect();
+                }
+                let body = Arc::new(body);
                 if let (Some(c), Some(k)) = (run.cache, keys) {
                     lock(c).bodies.insert(k.bodies[i], body.clone());
                 }
@@ -143,6 +149,9 @@ impl Site {
             }
         };
         drop(md);
+        for (path, bytes) in &body.beside {
+            run.out.put_shared(path, bytes.clone())?;
+        }
         let cached = run
             .cache
             .zip(keys)

@@ -17,6 +17,7 @@ pub(crate) mod engine;
 pub(crate) mod export;
 pub(crate) mod highlight;
 mod layout;
+mod lazy;
 pub(crate) mod links;
 pub(crate) mod markdown;
 mod output;

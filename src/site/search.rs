@@ -71,6 +71,8 @@ impl Dictionary {
 #[derive(Debug, Clone, PartialEq)]
 struct DeploymentRecord {
     model: String,
+    /// The chapter whose directive shows it.
+    model_chapter: PathBuf,
     status: &'static str,
     status_tok: Vec<u32>,
     ctx: Vec<u32>,
@@ -172,6 +174,7 @@ impl Catalog {
                 .collect();
             let record = DeploymentRecord {
                 model: d.model.clone(),
+                model_chapter: d.model_chapter.clone(),
                 status: d.status,
                 status_tok: renumber(&d.status_tok),
                 ctx: renumber(&d.ctx),
@@ -180,6 +183,15 @@ impl Catalog {
             };
             self.deployments.insert(chapter.clone(), record);
         }
+    }
+
+    /// The model, model chapter (relative to the source dir) and set
+    /// anchors of a deployment chapter, or `None` for any other chapter.
+    pub(super) fn deployment_of(&self, chapter: &Path) -> Option<(&str, &Path, Vec<&str>)> {
+        self.deployments.get(chapter).map(|d| {
+            let sets = d.sets.iter().map(|s| s.anchor.as_str()).collect();
+            (d.model.as_str(), d.model_chapter.as_path(), sets)
+        })
     }
 
     /// The number of a token group, given one if new.
@@ -215,6 +227,7 @@ impl Catalog {
             let sets = d.sets.iter().map(|s| self.set_record(s)).collect();
             let record = DeploymentRecord {
                 model: d.model.clone(),
+                model_chapter: d.model_chapter.clone(),
                 status: d.status.id(),
                 status_tok,
                 ctx,

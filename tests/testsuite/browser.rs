@@ -253,13 +253,13 @@ if (data) JSON.parse(data.textContent).deps.forEach(function (d) {
 });
 var links = Array.from(document.querySelectorAll("a[href]")).map(function (a) { return a.href; });
 var copies = [], anchor = null;
-var nodes = document.querySelectorAll("h3.agentx-set, button.copy-code, button.copy-link");
+var nodes = document.querySelectorAll("h3.agentx-set, button.copy-code, button.agentx-copy-link");
 for (var i = 0; i < nodes.length; i++) {
   var n = nodes[i];
   if (n.tagName === "H3") { anchor = n.id; continue; }
   window.__agentxLastCopy = null;
   n.click();
-  copies.push({ anchor: anchor, kind: n.classList.contains("copy-link") ? "link" : "code", text: window.__agentxLastCopy });
+  copies.push({ anchor: anchor, kind: n.classList.contains("agentx-copy-link") ? "link" : "code", text: window.__agentxLastCopy });
 }
 return { ids: ids, links: links, copies: copies, href: location.href.split("#")[0] };
 "##;

@@ -117,7 +117,7 @@ fn pages(site: &Path) -> Vec<String> {
 }
 
 /// Polls `script` until it returns true.
-fn wait_until(d: &Driver, script: &str, what: &str) {
+pub(crate) fn wait_until(d: &Driver, script: &str, what: &str) {
     let t = Instant::now();
     while d.exec(script, json!([])) != Value::Bool(true) {
         assert!(t.elapsed() < Duration::from_secs(5), "{what}: timed out");

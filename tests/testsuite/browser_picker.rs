@@ -122,6 +122,7 @@ pub(crate) fn drive_model_pages(
         d.goto(&format!("{base}{model}"));
         let targets = d.exec(TARGETS, json!([]));
         let first = current_choice(d, &targets);
+        load_whole_data(d, &first);
         let chosen: Vec<Value> = anchors
             .iter()
             .step_by(stride.max(1))
@@ -174,6 +175,40 @@ pub(crate) fn drive_model_pages(
         run.pages += 1;
     }
     run
+}
+
+/// On a page that carries only its first launch's window (the standalone
+/// builder's, site/lazy.rs), has the picker load the model's whole data
+/// (as a reader's first other choice does) and waits for it, then chooses
+/// the first launch again: the picks that follow are synchronous.
+fn load_whole_data(d: &Driver, first: &Value) {
+    let lazy = d.exec(
+        "var p = document.querySelector('.agentx-picker'); \
+         if (!JSON.parse(document.querySelector('script.agentx-model-data').textContent).full) return false; \
+         var c = p.querySelector('.agentx-chip[aria-pressed=\"false\"]'); if (c) c.click(); return !!c;",
+        json!([]),
+    );
+    if lazy != Value::Bool(true) {
+        return;
+    }
+    let rows = ["hw", "ckpt", "dep", "point", "tier", "router"].map(|k| json!([k, first[k]]));
+    crate::browser_mdbook::wait_until(
+        d,
+        "return document.querySelector('.agentx-picker').getAttribute('data-full') === 'loaded' && \
+         !!document.querySelector('.agentx-picker .agentx-data-window');",
+        "the model's whole data loads",
+    );
+    d.exec(
+        "for (const [row, v] of arguments[0]) { \
+           var c = document.querySelector('.agentx-picker .agentx-chip[data-row=\"' + row + '\"][value=\"' + v + '\"]'); \
+           if (c && c.getAttribute('aria-pressed') !== 'true') c.click(); } return true;",
+        json!([rows]),
+    );
+    assert_eq!(
+        current_choice(d, &d.exec(TARGETS, json!([]))),
+        *first,
+        "the first launch chosen again"
+    );
 }
 
 /// The pressed chips of the model page's first launch, as a target.

@@ -2,9 +2,12 @@
   // ---- The choice: one command set, by its six keys ----
   // `data`: the model page's (every deployment) or a deployment page's
   // (its own); `mount`: the element the rows go into.
-  function Selector(data, mount) {
+  // `prefix`: in the single file, the chapter's id prefix (`ch-x--`) its
+  // URLs carry.
+  function Selector(data, mount, prefix) {
     this.data = data;
     this.mount = mount;
+    this.prefix = prefix || "";
     this.here = data.here || null; // the deployment this page holds, if any
     this.tables = data.text ? new Tables(data) : null; // the model page's
     this.all = false;
@@ -13,6 +16,16 @@
     var self = this;
     data.tiers.forEach(function (t) { self.tierLabel[t[0]] = t[1]; });
     data.routers.forEach(function (r) { self.routerLabel[r[0]] = r[1]; });
+    // A deployment page's windows: its distinct processes, then per set
+    // (in its sets' order) [Env Vars first, [processes], [loose files]].
+    if (data.win && data.win.sets) {
+      var table = data.win, win = {};
+      data.deps[0].sets.forEach(function (s, i) {
+        var w = table.sets[i];
+        win[s[3]] = { env: !!w[0], procs: w[1].map(function (p) { return table.procs[p]; }), loose: w[2] };
+      });
+      data.win = win;
+    }
     this.byAnchor = {};
     data.deps.forEach(function (d, di) {
       d.sets.forEach(function (s) {

@@ -181,7 +181,7 @@
     }, function (b) {
       copyText(copyAllOf(win), b, "all commands");
     }, function (b) {
-      copyText(location.href.split("#")[0] + "#" + set[3], b, "link");
+      copyText(location.href.split("#")[0] + "#" + sel.prefix + set[3], b, "link");
     }));
     var status = el("p", { "class": "agentx-status" });
     status.appendChild(el("span", { "class": "agentx-badge agentx-badge-" + set[4] }, set[5]));
@@ -221,9 +221,12 @@
       box.appendChild(notes);
     }
     if (win.changes.length) box.appendChild(changesOf(win));
-    var foot = el("p", { "class": "agentx-window-foot" });
-    foot.appendChild(el("a", { href: pageHref(dep.href) + "#" + set[3] }, "This launch on its deployment page"));
-    box.appendChild(foot);
+    // (The single file has no deployment pages.)
+    if (!sel.prefix) {
+      var foot = el("p", { "class": "agentx-window-foot" });
+      foot.appendChild(el("a", { href: pageHref(dep.href) + "#" + set[3] }, "This launch on its deployment page"));
+      box.appendChild(foot);
+    }
     return box;
   }
 

@@ -40,7 +40,9 @@
     var set = this.setFor(c);
     this.choice = c;
     this.renderChips();
-    if (history_ === "push" && hashId() !== set[3]) history.pushState(null, "", "#" + set[3]);
+    if (history_ === "push" && hashId() !== this.prefix + set[3]) {
+      history.pushState(null, "", "#" + this.prefix + set[3]);
+    }
     if (history_ === "push") markTargeted(null);
     if (this.here) {
       this.show(set[3]);
@@ -48,9 +50,51 @@
       if (this.other) this.other.href = pageHref(this.data.modelHref).split("#")[0] + "#" + set[3];
       return;
     }
+    if (set[6] < 0) {
+      // Beyond what the page carries: the whole data first (site/lazy.rs).
+      var self = this;
+      this.host.setAttribute("aria-busy", "true");
+      this.loadFull(function () {
+        self.host.removeAttribute("aria-busy");
+        self.select(self.choice, null);
+      });
+      return;
+    }
     this.host.textContent = "";
     this.window = dataWindow(this, c, set);
     this.host.appendChild(this.window);
+  };
+
+  // The model's whole data, from the script beside the page (a <script
+  // src>: it loads from file:// too); `done` runs once it is in.
+  Selector.prototype.loadFull = function (done) {
+    var self = this, name = this.data.full, store = window.AGENTX_MODEL_DATA || {};
+    if (store[name]) return this.useFull(store[name], done);
+    (this.waiting = this.waiting || []).push(done);
+    if (this.loading) return;
+    this.loading = true;
+    var s = el("script", { src: name });
+    s.onload = function () {
+      var waiting = self.waiting.splice(0);
+      self.useFull((window.AGENTX_MODEL_DATA || {})[name], function () {
+        waiting.forEach(function (f) { f(); });
+      });
+    };
+    s.onerror = function () {
+      self.host.textContent = "";
+      self.host.appendChild(el("p", { "class": "agentx-status" }, "The launches could not be loaded (" + name + ")."));
+    };
+    document.head.appendChild(s);
+  };
+
+  Selector.prototype.useFull = function (full, done) {
+    if (!full) return;
+    expandModelData(full);
+    full.here = this.data.here;
+    this.data = full;
+    this.tables = new Tables(full);
+    this.mount.setAttribute("data-full", "loaded");
+    done();
   };
 
   // ---- A deployment page: one static set shown, as a command window ----
@@ -85,11 +129,21 @@
     this.shown.classList.add("agentx-shown");
   };
 
-  // The set a URL names, when this selector holds it.
+  // The set a URL names, when this selector holds it; on the model page a
+  // deployment's anchor names its measured launch. In the single file any
+  // chapter's `#<chapter>--<anchor>` names it (anchors hold no `--`).
   Selector.prototype.fromHash = function () {
-    var k = this.byAnchor[hashId()];
+    var id = this.anchorOf(hashId()), k = this.byAnchor[id];
+    if (!k && !this.here) {
+      var di = this.data.deps.map(function (d) { return d.anchor; }).indexOf(id);
+      return di < 0 ? null : this.initial(di);
+    }
     if (!k || (this.here && this.data.deps[k.dep].anchor !== this.here)) return null;
     return { dep: k.dep, point: k.point, tier: k.tier, router: k.router };
+  };
+
+  Selector.prototype.anchorOf = function (id) {
+    return this.prefix ? id.split("--").pop() : id;
   };
 
   // The first launch: the URL's, else the first deployment's measured one
@@ -125,7 +179,7 @@
     if (c && followedLink()) markTargeted(this.window);
     // Opened at a set: the selector and the window's buttons in view below
     // the top bar, now and after the browser's own jump to the fragment.
-    if (location.hash) {
+    if (c) {
       if ("scrollRestoration" in history) history.scrollRestoration = "manual";
       this.reveal();
       window.addEventListener("load", function () { self.reveal(); });
@@ -145,7 +199,7 @@
     section.addEventListener("click", function (ev) {
       var a = ev.target.closest && ev.target.closest("a[href*='#']");
       if (!a || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
-      var anchor = a.getAttribute("href").split("#")[1];
+      var anchor = self.anchorOf(a.getAttribute("href").split("#")[1] || "");
       var k = anchor && self.byAnchor[anchor];
       if (!k || self.mount.contains(a)) return;
       ev.preventDefault();

@@ -1,8 +1,9 @@
 
   // ---- Copy link after every set heading that has none ----
-  // The standalone builder writes its own button (button.copy-link, handled
-  // by its book.js); mdBook's page has none, so it is added here, after the
-  // heading and outside its text, as the builder does.
+  // Neither the builder's pages nor mdBook's carry the button (it needs
+  // JavaScript, and on the largest real pages the buttons were 2-3 KB of
+  // the gzipped page), so it is added here, after the heading and outside
+  // its text. (An older site's button.copy-link is left as it is.)
   function addCopyLinks() {
     var headings = document.querySelectorAll("h3.agentx-set[id]");
     Array.prototype.forEach.call(headings, function (h) {
@@ -21,8 +22,8 @@
     });
   }
 
-  // Without a selector (a page whose ids were rewritten, as the single
-  // file's), a followed link to a set still marks it.
+  // Without a selector (a page without one's data), a followed link to a
+  // set still marks it.
   function markStaticTarget() {
     var h = document.getElementById(hashId());
     if (h && h.classList.contains("agentx-set") && followedLink()) markTargeted(h.parentNode);
@@ -39,10 +40,11 @@
       var data;
       try { data = JSON.parse(s.textContent); } catch (e) { return; }
       if (data.text) expandModelData(data);
-      // In a page whose ids were rewritten (the single-file export), the
-      // sets are not found under their anchors: leave the page static.
-      if (!document.getElementById(data.here || data.section)) return;
-      new Selector(data, mount).start();
+      // In the single file every id carries its chapter's prefix.
+      var chapter = mount.closest && mount.closest("section.book-chapter");
+      var prefix = chapter ? chapter.id + "--" : "";
+      if (!document.getElementById(prefix + (data.here || data.section))) return;
+      new Selector(data, mount, prefix).start();
       started++;
     });
     if (!started) markStaticTarget();
