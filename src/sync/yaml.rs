@@ -3,7 +3,8 @@
 //! with the line of every node kept so errors can name it.
 //!
 //! Parsing is yaml-rust2's event API; this module only builds the tree and
-//! resolves plain scalars. Uses nothing else of the crate.
+//! resolves plain scalars. Uses only `util::escape` of the crate (scalars
+//! that open mdBook's include syntax are refused here, with their line).
 
 use std::collections::HashMap;
 
@@ -146,6 +147,22 @@ pub(super) fn parse(text: &str) -> Result<Node, String> {
     Ok(builder.root.unwrap_or_else(|| Node::new(Value::Null, 1)))
 }
 
+/// A scalar (key or value) that opens mdBook's `{{#include …}}`: recipe
+/// text ends up verbatim in commands, where mdBook's `links` preprocessor
+/// would read a file of the build machine into the page, also when the
+/// link closes in another value.
+fn refuse_mdbook_link(text: &str, line: usize) -> Result<(), String> {
+    match crate::util::escape::mdbook_link_opening(text) {
+        Some(at) => Err(format!(
+            "line {line}: `{}` opens mdBook's include syntax (`{{{{#include …}}}}`), which \
+             mdBook would expand in the generated pages (also across values); a recipe \
+             value cannot hold it",
+            &text[at]
+        )),
+        None => Ok(()),
+    }
+}
+
 enum Frame {
     Seq {
         items: Vec<Node>,
@@ -185,6 +202,7 @@ impl Builder {
     fn event(&mut self, ev: Event, line: usize) -> Result<(), String> {
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
+                refuse_mdbook_link(&text, line)?;
                 let plain_key = style == TScalarStyle::Plain && tag.is_none();
                 if self.expects_key() {
                     return self.set_key(text, plain_key, line);

@@ -10,6 +10,11 @@
 //! of them (only `\n`/`\r` become spaces, because every place data goes is
 //! one line of Markdown).
 //!
+//! What mdBook's own `links` preprocessor would read in text (`{{#include
+//! …}}`, split over strings and lines or not) is found by [`mdbook_link`]
+//! and [`mdbook_link_opening`]: such data is refused, since commands and
+//! code are printed verbatim.
+//!
 //! The escapes are checked against the Markdown parser itself, not against
 //! expectations: the tests parse what these functions produce (in a
 //! paragraph, a list item, a heading, a table cell, a link) and compare the
@@ -17,6 +22,9 @@
 //! strings.
 
 use std::fmt::Write as _;
+
+mod mdbook;
+pub(crate) use mdbook::{mdbook_link, mdbook_link_opening};
 
 /// Characters that mean something inline anywhere in a line: escapes, code
 /// spans, emphasis, strikethrough, links/images/footnotes, raw HTML and

@@ -17,6 +17,7 @@ mod decode_errors;
 mod decode_rules;
 mod diff;
 mod injection;
+mod injection_links;
 mod mdbook;
 mod no_panic;
 mod portable;
