@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::untrusted::{TextKind, check_string};
 use super::*;
 use crate::util::escape::mdbook_link_opening;
 use crate::util::text::slug;
@@ -69,7 +70,8 @@ fn utf16(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Checks that no JSON object repeats a key, anywhere in the document:
+/// Checks that no JSON object repeats a key, anywhere in the document, and
+/// every string against what it becomes ([`check_string`]):
 /// serde keeps the last of two equal keys without a word, so `"args":
 /// {"--tp": ["4"], "--tp": ["8"]}` would print one of them silently. Every
 /// string is also checked for the opening of mdBook's `{{#include …}}`
@@ -102,6 +104,42 @@ fn path_text(path: &[Step]) -> String {
         }
     }
     s
+}
+
+/// What the string at `path` becomes: config file text (`files.*.content`),
+/// command text (anything under a key that holds commands, env values or
+/// arguments: blocks, patches, `envs`, the Mooncake and HiCache donors'
+/// `args`/`env`, setup and install lines), or text.
+fn text_kind(path: &[Step]) -> TextKind {
+    const COMMAND_KEYS: [&str; 10] = [
+        "blocks",
+        "patch",
+        "master",
+        "envs",
+        "env",
+        "decode_env",
+        "args",
+        "install",
+        "command",
+        "script",
+    ];
+    fn key(s: &Step) -> Option<&str> {
+        match s {
+            Step::Key(k) => Some(k),
+            Step::Index(_) => None,
+        }
+    }
+    match (path.first().and_then(key), path.last().and_then(key)) {
+        (Some("files"), Some("content")) => TextKind::File,
+        _ if path
+            .iter()
+            .filter_map(key)
+            .any(|k| COMMAND_KEYS.contains(&k)) =>
+        {
+            TextKind::Command
+        }
+        _ => TextKind::Text,
+    }
 }
 
 /// A value whose objects are checked for repeated keys; `path` is where it is.
@@ -167,17 +205,18 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
         Ok(())
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        match mdbook_link_opening(s) {
-            Some(at) => Err(E::custom(format!(
+        let at = || path_text(self.path);
+        if let Some(open) = mdbook_link_opening(s) {
+            return Err(E::custom(format!(
                 "{}: `{}` opens mdBook's include syntax (`{{{{#include …}}}}`): mdBook's \
                  `links` preprocessor runs after agentx over the whole page, also across \
                  strings and lines (this one and the next env value, argument or line), and \
                  would put a file of the build machine there; data cannot use it",
-                path_text(self.path),
-                quoted_around(s, at)
-            ))),
-            None => Ok(()),
+                at(),
+                quoted_around(s, open)
+            )));
         }
+        check_string(s, text_kind(self.path)).map_err(|e| E::custom(format!("{}: {e}", at())))
     }
     fn visit_unit<E>(self) -> Result<(), E> {
         Ok(())

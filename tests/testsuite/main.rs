@@ -18,6 +18,7 @@ mod decode_rules;
 mod diff;
 mod injection;
 mod injection_links;
+mod injection_shell;
 mod injection_templates;
 mod mdbook;
 mod no_panic;
