@@ -175,6 +175,11 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
                 )));
             }
             self.path.push(Step::Key(key));
+            // Keys are text too: unknown ones are printed as ignored.
+            if let Step::Key(k) = self.path.last().expect("pushed") {
+                check_string(k, TextKind::Text)
+                    .map_err(|e| de::Error::custom(format!("{}: key {e}", path_text(self.path))))?;
+            }
             map.next_value_seed(UniqueKeys { path: self.path })?;
             self.path.pop();
         }

@@ -15,6 +15,9 @@
 //! and [`mdbook_link_opening`]: such data is refused, since commands and
 //! code are printed verbatim.
 //!
+//! Text for a terminal goes through [`terminal_text`] (and JSON through
+//! [`terminal_json`]): control characters are shown as escapes.
+//!
 //! The escapes are checked against the Markdown parser itself, not against
 //! expectations: the tests parse what these functions produce (in a
 //! paragraph, a list item, a heading, a table cell, a link) and compare the
@@ -24,7 +27,9 @@
 use std::fmt::Write as _;
 
 mod mdbook;
+mod terminal;
 pub(crate) use mdbook::{mdbook_link, mdbook_link_opening};
+pub use terminal::{terminal_json, terminal_text};
 
 /// Characters that mean something inline anywhere in a line: escapes, code
 /// spans, emphasis, strikethrough, links/images/footnotes, raw HTML and

@@ -33,5 +33,6 @@ mod site_build;
 mod support;
 mod sync;
 mod sync_acceptance;
+mod terminal;
 mod untrusted_chapters;
 mod validation;

@@ -57,7 +57,7 @@ fn repeated_keys_are_found_with_their_path() {
             "the top level: key `model` is given twice",
         ),
         (
-            r#"{"a": [[{"k": 1, "k\u0000": 2, "k": 3}]]}"#,
+            r#"{"a": [[{"k": 1, "k\u00e9": 2, "k": 3}]]}"#,
             "a[0][0]: key `k` is given twice",
         ),
     ];
@@ -113,4 +113,17 @@ fn mdbook_link_openings_are_refused_with_the_json_path() {
         "{e}"
     );
     assert!(unique_keys(r#"{"files": {"a": {"content": "{{ .Values.x }}"}}}"#).is_ok());
+}
+
+/// Keys are printed too (an unknown one as ignored): control characters in
+/// a key are refused like those in a value.
+#[test]
+fn control_characters_in_keys_are_refused() {
+    let e = unique_keys(r#"{"cells": [{"x\u001b[2K": 1}]}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("cells[0].x\u{1b}[2K: key U+001B at character 2"),
+        "{e}"
+    );
 }
