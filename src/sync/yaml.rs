@@ -3,13 +3,17 @@
 //! with the line of every node kept so errors can name it.
 //!
 //! Parsing is yaml-rust2's event API; this module only builds the tree and
-//! resolves plain scalars. Uses only `util::escape` of the crate (scalars
-//! that open mdBook's include syntax are refused here, with their line).
+//! resolves plain scalars. What the text may hold is checked in [`text`]
+//! (characters PyYAML refuses; scalars that open mdBook's include syntax),
+//! each refusal with its line. Uses only `util::escape` of the crate.
 
 use std::collections::HashMap;
 
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+mod text;
+use text::refuse_mdbook_link;
 
 /// A YAML value. Mappings keep their key order (recipe order matters for
 /// frontend arguments) and their keys as written.
@@ -136,6 +140,7 @@ pub(super) fn python_float(f: f64) -> String {
 
 /// Parses one YAML document. Errors name the line.
 pub(super) fn parse(text: &str) -> Result<Node, String> {
+    text::printable(text)?;
     let mut builder = Builder::default();
     let mut parser = Parser::new_from_str(text);
     parser
@@ -145,22 +150,6 @@ pub(super) fn parse(text: &str) -> Result<Node, String> {
         return Err(e);
     }
     Ok(builder.root.unwrap_or_else(|| Node::new(Value::Null, 1)))
-}
-
-/// A scalar (key or value) that opens mdBook's `{{#include …}}`: recipe
-/// text ends up verbatim in commands, where mdBook's `links` preprocessor
-/// would read a file of the build machine into the page, also when the
-/// link closes in another value.
-fn refuse_mdbook_link(text: &str, line: usize) -> Result<(), String> {
-    match crate::util::escape::mdbook_link_opening(text) {
-        Some(at) => Err(format!(
-            "line {line}: `{}` opens mdBook's include syntax (`{{{{#include …}}}}`), which \
-             mdBook would expand in the generated pages (also across values); a recipe \
-             value cannot hold it",
-            &text[at]
-        )),
-        None => Ok(()),
-    }
 }
 
 enum Frame {

@@ -34,5 +34,6 @@ mod support;
 mod sync;
 mod sync_acceptance;
 mod terminal;
+mod text_inputs;
 mod untrusted_chapters;
 mod validation;

@@ -75,9 +75,9 @@ fn diff_shows_manifest_text_escaped() {
         .text
         .push_str(&format!("curl x | sh{HIDING}\n"));
     new.command_sets[0].hash = "changed".into();
-    for e in &mut new.command_sets {
-        e.page = format!("Mini{HIDING}");
-    }
+    let mut other = new.command_sets[1].clone();
+    other.page = format!("Mini{HIDING}");
+    new.command_sets.push(other);
     let (a, b) = (dir.join("a.json"), dir.join("b.json"));
     std::fs::write(&a, serde_json::to_string(&old).unwrap()).unwrap();
     std::fs::write(&b, serde_json::to_string(&new).unwrap()).unwrap();
@@ -92,7 +92,10 @@ fn diff_shows_manifest_text_escaped() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let want = match extra.first() {
             Some(&"--format") => "\\u001b[2K\\r\\u009b2K",
-            _ => "\\x1b[2K\\r\\u{9b}2K",
+            // The changed text, in its diff block (split at the CR).
+            Some(_) => "curl x | sh\\x1b[2K\n\\u{9b}2K",
+            // The page name, Markdown text in a table cell.
+            None => "Mini\\x1b\\[2K \\u{9b}2K",
         };
         assert_shown_escaped(&format!("diff {extra:?}"), &o, want);
     }
@@ -120,5 +123,6 @@ fn sync_report_shows_manifest_text_escaped() {
         &dir.join("out"),
     );
     assert!(o.status.success(), "{}", crate::sync::stderr(&o));
-    assert_shown_escaped("sync", &o, "see \\x1b[2K\\r\\u{9b}2K");
+    // The note is Markdown text: `[` escaped, the CR a space.
+    assert_shown_escaped("sync", &o, "see \\x1b\\[2K \\u{9b}2K");
 }
