@@ -178,37 +178,20 @@ fn joined_mdbook_links_never_publish_a_file() {
 /// real `mdbook build` of it must still not publish the canary.)
 #[test]
 fn sync_refuses_a_recipe_that_joins_an_mdbook_link() {
-    let dir = support::temp("joined-sync");
-    let snapshot = dir.join("snapshot");
-    support::copy_dir(&crate::sync::fixture("snapshot"), &snapshot);
-    let canary = dir.join("canary.txt");
+    let canary = support::temp("joined-sync-canary");
     std::fs::write(&canary, CANARY).unwrap();
-    let recipe = snapshot.join(
-        "a1b2c3d4/inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/demo/sglang/b200-fp8/disagg.yaml",
-    );
     // Two kept env names, printed next to each other (sorted).
-    let text = support::read(&recipe).replacen(
-        "        NCCL_CUMEM_ENABLE: \"1\"\n",
-        &format!(
-            "        NCCL_CUMEM_ENABLE: \"{{{{#include {} \"\n        NCCL_MNNVL_ENABLE: \"}}}}\"\n",
-            canary.display()
-        ),
-        1,
-    );
-    std::fs::write(&recipe, text).unwrap();
-    let manifest = dir.join("lanes.toml");
-    let lanes = support::read(&crate::sync::fixture("demo-lanes.toml")).replace(
-        "../../../flags/",
-        &format!("{}/flags/", support::repo().display()),
-    );
-    std::fs::write(&manifest, lanes).unwrap();
+    let (dir, o) = crate::text_inputs::sync_edited_recipe("joined-sync", |text| {
+        text.replacen(
+            "        NCCL_CUMEM_ENABLE: \"1\"\n",
+            &format!(
+                "        NCCL_CUMEM_ENABLE: \"{{{{#include {} \"\n        NCCL_MNNVL_ENABLE: \"}}}}\"\n",
+                canary.display()
+            ),
+            1,
+        )
+    });
     let out = dir.join("out");
-    let o = crate::sync::sync(
-        &manifest,
-        &snapshot,
-        Some(&crate::sync::fixture("previous")),
-        &out,
-    );
     let stderr = crate::sync::stderr(&o);
     if out.exists() && support::mdbook_available() {
         let book = support::mini_book("joined-sync-book");

@@ -14,6 +14,35 @@ fn build(book: &std::path::Path) -> Output {
         .unwrap()
 }
 
+/// The fixture snapshot copied into a scratch directory with `edit` applied
+/// to the disaggregated recipe's text, synced with the fixture's lanes
+/// (registries resolved from this repository) and previous data.
+pub(crate) fn sync_edited_recipe(
+    name: &str,
+    edit: impl FnOnce(String) -> String,
+) -> (support::Scratch, Output) {
+    let dir = support::temp(name);
+    let snapshot = dir.join("snapshot");
+    support::copy_dir(&crate::sync::fixture("snapshot"), &snapshot);
+    let recipe = snapshot.join(
+        "a1b2c3d4/inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/demo/sglang/b200-fp8/disagg.yaml",
+    );
+    let text = edit(support::read(&recipe));
+    std::fs::write(&recipe, text).unwrap();
+    let lanes = support::read(&crate::sync::fixture("demo-lanes.toml")).replace(
+        "../../../flags/",
+        &format!("{}/flags/", support::repo().display()),
+    );
+    std::fs::write(dir.join("lanes.toml"), lanes).unwrap();
+    let o = crate::sync::sync(
+        &dir.join("lanes.toml"),
+        &snapshot,
+        Some(&crate::sync::fixture("previous")),
+        &dir.join("out"),
+    );
+    (dir, o)
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -84,25 +113,9 @@ fn a_registry_with_a_byte_order_mark_is_read() {
 /// the YAML parser alone ended the document there without an error).
 #[test]
 fn a_nul_in_a_recipe_is_refused_with_its_place() {
-    let dir = support::temp("nul-yaml");
-    let snapshot = dir.join("snapshot");
-    support::copy_dir(&crate::sync::fixture("snapshot"), &snapshot);
-    let recipe = snapshot.join(
-        "a1b2c3d4/inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/demo/sglang/b200-fp8/disagg.yaml",
-    );
-    let text = support::read(&recipe).replacen("      nodes: 1\n", "      nodes: 1\0\n", 1);
-    std::fs::write(&recipe, text).unwrap();
-    let lanes = support::read(&crate::sync::fixture("demo-lanes.toml")).replace(
-        "../../../flags/",
-        &format!("{}/flags/", support::repo().display()),
-    );
-    std::fs::write(dir.join("lanes.toml"), lanes).unwrap();
-    let o = crate::sync::sync(
-        &dir.join("lanes.toml"),
-        &snapshot,
-        Some(&crate::sync::fixture("previous")),
-        &dir.join("out"),
-    );
+    let (_dir, o) = sync_edited_recipe("nul-yaml", |text| {
+        text.replacen("      nodes: 1\n", "      nodes: 1\0\n", 1)
+    });
     let err = crate::sync::stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -120,29 +133,13 @@ fn a_nul_in_a_recipe_is_refused_with_its_place() {
 fn sync_report_keeps_an_image_name_in_its_code_span() {
     use pulldown_cmark::{Event, Parser};
     let image = "lmsysorg/sglang:v0.5.23-cu129`<img src=x onerror=alert(1)>`x";
-    let dir = support::temp("backtick-image");
-    let snapshot = dir.join("snapshot");
-    support::copy_dir(&crate::sync::fixture("snapshot"), &snapshot);
-    let recipe = snapshot.join(
-        "a1b2c3d4/inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/demo/sglang/b200-fp8/disagg.yaml",
-    );
-    let text = support::read(&recipe).replacen(
-        "container: lmsysorg/sglang:v0.5.23-cu129",
-        &format!("container: \"{image}\""),
-        1,
-    );
-    std::fs::write(&recipe, text).unwrap();
-    let lanes = support::read(&crate::sync::fixture("demo-lanes.toml")).replace(
-        "../../../flags/",
-        &format!("{}/flags/", support::repo().display()),
-    );
-    std::fs::write(dir.join("lanes.toml"), lanes).unwrap();
-    let o = crate::sync::sync(
-        &dir.join("lanes.toml"),
-        &snapshot,
-        Some(&crate::sync::fixture("previous")),
-        &dir.join("out"),
-    );
+    let (_dir, o) = sync_edited_recipe("backtick-image", |text| {
+        text.replacen(
+            "container: lmsysorg/sglang:v0.5.23-cu129",
+            &format!("container: \"{image}\""),
+            1,
+        )
+    });
     assert!(o.status.success(), "{}", crate::sync::stderr(&o));
     let report = String::from_utf8_lossy(&o.stdout);
     let mut spans = 0;
