@@ -70,3 +70,4 @@ pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_m
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
 pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};
 pub use crate::util::alloc::tune_allocator;
+pub use crate::util::escape::{terminal_json, terminal_text};

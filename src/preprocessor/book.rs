@@ -214,7 +214,8 @@ fn hit_parts(hit: &CachedExpansion) -> (String, Vec<DeploymentChapter>, SetsPart
 
 fn print_warnings(new: &[String], all: &mut Vec<String>) {
     for w in new {
-        eprintln!("warning: {w}");
+        // Warnings quote chapters and data: shown, never acted on.
+        eprintln!("warning: {}", crate::util::escape::terminal_text(w));
     }
     all.extend_from_slice(new);
 }

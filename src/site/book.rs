@@ -153,6 +153,7 @@ impl BookDir {
         let src = self.src_dir();
         let summary_path = src.join("SUMMARY.md");
         let text = self.bounds.read_to_string(&summary_path)?;
+        refuse_nul(&text).map_err(|e| anyhow!("{}:{e}", self.display_path(&summary_path)))?;
         let summary =
             parse_summary(&text).map_err(|e| anyhow!("{}: {e:#}", summary_path.display()))?;
         let mut items = Vec::new();
@@ -233,7 +234,7 @@ impl BookDir {
                         self.display_path(&file)
                     )
                 })?;
-                let mut ch = Chapter::new(&link.name, content, loc, parents.to_vec());
+                let mut ch = Chapter::new(&link.name, chapter_text(content), loc, parents.to_vec());
                 ch.source_path = Some(loc.clone());
                 ch
             }
@@ -253,6 +254,34 @@ impl BookDir {
         }
         Ok(ch)
     }
+}
+
+/// `SUMMARY.md` with a NUL: mdBook's parser drops the entry it is in, and
+/// every entry after it in the same list, without an error.
+fn refuse_nul(text: &str) -> Result<(), String> {
+    let Some(at) = text.find('\0') else {
+        return Ok(());
+    };
+    let line = text[..at].matches('\n').count() + 1;
+    let column = text[..at].rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    Err(format!(
+        "{line}:{column}: a NUL character; SUMMARY.md is text (the chapter list would lose \
+         entries without a word): remove it"
+    ))
+}
+
+/// A chapter's text as Markdown reads it: without a leading byte order mark
+/// (mdBook drops it too; otherwise the first heading is a paragraph), and
+/// with each NUL as U+FFFD, as CommonMark requires (pulldown-cmark leaves
+/// it, and it would reach the page raw).
+fn chapter_text(mut text: String) -> String {
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    if text.contains('\0') {
+        text = text.replace('\0', "\u{fffd}");
+    }
+    text
 }
 
 /// The data files of `paths`: a book directory (holding `book.toml`) gives

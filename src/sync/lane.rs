@@ -16,6 +16,7 @@ use super::workers::{Ctx, Problem, arg_value, dp_attention};
 use super::yaml;
 use crate::data::{Arg, Block, BlockKind, Env, KvTier, Role};
 use crate::decode::is_kv_flag;
+use crate::util::escape;
 
 /// One measured point of a lane.
 #[derive(Debug, Clone)]
@@ -138,7 +139,7 @@ fn check_commit(
                 "commit {} is not in the source; nothing is read there (the master entry, \
                  recipes and curves come from what the manifest names), so it is only recorded \
                  as prov.sha",
-                lane.commit
+                escape::code(&lane.commit)
             ));
             Ok(())
         }
@@ -197,8 +198,10 @@ fn image_notes(entry: &MasterEntry, points: &[LanePoint]) -> Vec<String> {
     for p in points {
         if p.image != entry.image {
             let n = format!(
-                "{} names image `{}`, the master entry `{}`: the cells record the recipe's",
-                p.recipe_path, p.image, entry.image
+                "{} names image {}, the master entry {}: the cells record the recipe's",
+                escape::text(&p.recipe_path),
+                escape::code(&p.image),
+                escape::code(&entry.image)
             );
             if !out.contains(&n) {
                 out.push(n);
@@ -268,8 +271,9 @@ fn settings_notes(entry: &MasterEntry) -> Vec<String> {
         if let RowKind::MultiNode { settings, .. } = &r.kind {
             for s in settings {
                 out.push(format!(
-                    "search-space[{}] sets `{s}`: ignored, the golden AL comes from InferenceX's curve",
-                    r.item
+                    "search-space[{}] sets {}: ignored, the golden AL comes from InferenceX's curve",
+                    r.item,
+                    escape::code(s)
                 ));
             }
         }
