@@ -70,7 +70,7 @@ pub(super) fn translate(
     check_commit(lane, reader, &mut notes).map_err(fail)?;
     let entry = master_entry(lane, reader).map_err(fail)?;
     let (rows, excluded_rows) = pick_rows(lane, &entry).map_err(fail)?;
-    if rows.iter().any(|r| matches!(r.kind, RowKind::Bash)) || lane.carry_over {
+    if rows.iter().any(|r| matches!(r.kind, RowKind::Bash(_))) || lane.carry_over {
         if !lane.carry_over {
             return Err(fail(format!(
                 "a bash-script lane (search-space rows without `srt-recipe:`): the generator does \
@@ -252,7 +252,7 @@ fn pick_rows<'e>(
     Ok((rows, excluded))
 }
 
-fn cluster_env(m: &LaneManifest, entry: &MasterEntry) -> Env {
+pub(super) fn cluster_env(m: &LaneManifest, entry: &MasterEntry) -> Env {
     entry
         .runner
         .strip_prefix("cluster:")
@@ -288,7 +288,7 @@ fn variants_of(
         RowKind::MultiNode {
             recipe, selector, ..
         } => (recipe.clone(), selector.clone()),
-        RowKind::Bash => return Err("a bash-script row has no recipe".into()),
+        RowKind::Bash(_) => return Err("a bash-script row has no recipe".into()),
     };
     let found = reader
         .yaml(commit, &path)?
@@ -323,7 +323,7 @@ fn variants_of(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn point(
+pub(super) fn point(
     lane: &Lane,
     m: &LaneManifest,
     entry: &MasterEntry,
