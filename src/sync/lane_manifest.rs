@@ -401,18 +401,7 @@ fn lane(
             raw.commit.get_ref()
         ));
     }
-    for (key, c) in [
-        ("master-commit", &raw.master_commit),
-        ("recipe-commit", &raw.recipe_commit),
-        ("includes-commit", &raw.includes_commit),
-    ] {
-        if let Some(c) = c.as_ref().filter(|c| !is_commit_prefix(c.get_ref())) {
-            err(format!(
-                "{key} = \"{}\": write a commit id of at least 7 hex digits",
-                c.get_ref()
-            ));
-        }
-    }
+    check_commit_keys(raw, &mut err);
     if raw.master_commit.is_some() && raw.master_entry.is_some() {
         err("give `master-commit` or `master-entry`, not both".into());
     }
@@ -461,6 +450,22 @@ fn lane(
             .unwrap_or_else(|| default_thinking.to_string()),
         note: raw.note.clone(),
     })
+}
+
+/// `master-commit`, `recipe-commit`, `includes-commit`: 7+ hex digits.
+fn check_commit_keys(raw: &RawLane, err: &mut dyn FnMut(String)) {
+    for (key, c) in [
+        ("master-commit", &raw.master_commit),
+        ("recipe-commit", &raw.recipe_commit),
+        ("includes-commit", &raw.includes_commit),
+    ] {
+        if let Some(c) = c.as_ref().filter(|c| !is_commit_prefix(c.get_ref())) {
+            err(format!(
+                "{key} = \"{}\": write a commit id of at least 7 hex digits",
+                c.get_ref()
+            ));
+        }
+    }
 }
 
 /// `verified` ⇒ run and date; `verified-pr` ⇒ run, comment and PR;

@@ -144,7 +144,9 @@ fn rows(node: &Node, here: &str) -> Result<Rows, String> {
         .get("search-space")
         .and_then(|s| s.as_seq())
         .ok_or_else(|| format!("{here}: the agentic-coding scenario has no `search-space` list"))?;
-    let dram = scenario.get("dram-utilization").and_then(|d| d.python_str());
+    let dram = scenario
+        .get("dram-utilization")
+        .and_then(|d| d.python_str());
     let rows = space
         .iter()
         .enumerate()
