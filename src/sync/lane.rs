@@ -70,15 +70,17 @@ pub(super) fn translate(
     check_commit(lane, reader, &mut notes).map_err(fail)?;
     let entry = master_entry(lane, reader).map_err(fail)?;
     let (rows, excluded_rows) = pick_rows(lane, &entry).map_err(fail)?;
-    if rows.iter().any(|r| matches!(r.kind, RowKind::Bash(_))) || lane.carry_over {
-        if !lane.carry_over {
-            return Err(fail(format!(
-                "a bash-script lane (search-space rows without `srt-recipe:`): the generator does \
-                 not evaluate upstream bash; set `carry-over = true` to keep its cells from the \
-                 --previous data file (at {})",
-                entry.at
-            )));
-        }
+    if !lane.carry_over && rows.iter().any(|r| matches!(r.kind, RowKind::Bash(_))) {
+        let points = super::bash::lane_points(lane, m, &entry, &rows, reader, &mut notes);
+        return Ok(LaneResult {
+            lane: lane.clone(),
+            entry,
+            outcome: Outcome::Rendered(points.map_err(fail)?),
+            excluded_rows,
+            notes,
+        });
+    }
+    if lane.carry_over {
         return Ok(LaneResult {
             lane: lane.clone(),
             entry,
