@@ -225,3 +225,90 @@ fn check_book(file: &Path) {
     assert!(lines > 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const FIXTURE_LANE: &str = "[source]\nrepo = \"SemiAnalysisAI/InferenceX\"\nmain = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\ngenerated-on = 2026-10-01\n\n[[lane]]\npage = \"Demo-30B\"\nstatus = \"in-progress\"\npr = 1\nconfig-key = \"demo-fp8-b300-sglang-agentic-mtp\"\ncommit = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\n";
+
+/// The invented bash lane of the fixture snapshot
+/// (`benchmarks/single_node/agentic/demo_fp8_b300_sglang_mtp.sh` and its
+/// library), synced. Expected by hand from the script: the DRAM budget is
+/// 1,000,000 MiB × 1,048,576 × 0.5 × 2/8 GPUs / 10⁹ = 131 GB, so
+/// `--hicache-size` is 131 / TP 2 = 65; c4 gives 2 × 4 = 8 running requests
+/// and graph batch 8 (c8: 16 and the cap 12); `--enable-metrics`,
+/// `PYTHONUNBUFFERED`, `PORT` and the simulated-acceptance env are dropped by
+/// the rules, `DEMO_GREETING` is kept by the manifest's `[rules]`; the lead
+/// flags come first, the rest sorted.
+#[test]
+fn fixture_bash_lane_renders_its_launch() {
+    let dir = support::temp("sync-bash-fixture");
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = dir.join("lanes.toml");
+    let rules = "\n[rules.env]\nkeep = [\"DEMO_GREETING\"]\n";
+    std::fs::write(&manifest, format!("{FIXTURE_LANE}{rules}")).unwrap();
+    let o = sync(
+        &manifest,
+        &crate::sync::fixture("snapshot"),
+        None,
+        &dir.join("out"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sets = decoded(&dir.join("out/agentx-demo-30b.json"));
+    let cell = "demo-fp8-b300-sglang-agentic-mtp#0";
+    let key = |c: &str, kv: &str| {
+        (
+            cell.to_string(),
+            c.to_string(),
+            kv.to_string(),
+            "sglang".to_string(),
+        )
+    };
+    let c4 = &sets[&key("[4]", "hicache")]["blocks"][0];
+    let want = "DEMO_GREETING='grüß dich' \\\npython3 -m sglang.launch_server \\\n  \
+        --model-path example-org/Demo-30B-FP8 \\\n  --served-model-name Demo-30B-FP8 \\\n  \
+        --host 0.0.0.0 \\\n  --port 30000 \\\n  --cuda-graph-max-bs 8 \\\n  \
+        --enable-hierarchical-cache \\\n  --hicache-size 65 \\\n  --max-running-requests 8 \\\n  \
+        --speculative-algorithm EAGLE \\\n  --speculative-eagle-topk 1 \\\n  \
+        --speculative-num-draft-tokens 4 \\\n  --speculative-num-steps 3 \\\n  --tp 2";
+    assert_eq!(c4.as_str().unwrap(), want);
+    let c8 = sets[&key("[8]", "hicache")]["blocks"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        c8.contains("--cuda-graph-max-bs 12 ") && c8.contains("--max-running-requests 16 "),
+        "{c8}"
+    );
+    let c1 = sets[&key("[1]", "none")]["blocks"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!c1.contains("hicache"), "{c1}");
+    let data = raw(&dir.join("out/agentx-demo-30b.json"));
+    let points = data["cells"][0]["points"].as_array().unwrap();
+    let al: Vec<&str> = points
+        .iter()
+        .map(|p| p["goldenAL"].as_str().unwrap())
+        .collect();
+    assert_eq!(al, ["2.6", "2.6", "2.6"]);
+}
+
+/// An unclassified name in a bash lane's launch stops the sync, naming the
+/// manifest line, the lane, the row and concurrency, and the script's line.
+#[test]
+fn fixture_bash_lane_refusal_names_lane_point_and_line() {
+    let dir = support::temp("sync-bash-refused");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("lanes.toml"), FIXTURE_LANE).unwrap();
+    let o = sync(
+        &dir.join("lanes.toml"),
+        &crate::sync::fixture("snapshot"),
+        None,
+        &dir.join("out"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o).replace(&format!("{}/", dir.display()), "");
+    let want = "lanes.toml:6: lane `demo-fp8-b300-sglang-agentic-mtp`: search-space[0] c1: \
+        inferencex-e2e/benchmarks/single_node/agentic/demo_fp8_b300_sglang_mtp.sh@a1b2c3d4:41: \
+        variant (flat recipe): environment variable `DEMO_GREETING` is not in the rules table";
+    assert!(err.contains(want), "{err}");
+    assert!(!dir.join("out").exists());
+}
