@@ -86,19 +86,7 @@ fn assert_cell_facts(ours: &Path, real: &Path) {
             .iter()
             .find(|r| r["id"] == c["id"])
             .unwrap();
-        for k in [
-            "label",
-            "detail",
-            "gpus",
-            "ckpt",
-            "configKey",
-            "image",
-            "imageStatus",
-            "imageCommit",
-            "submitted",
-            "hw",
-            "disclosures",
-        ] {
+        for k in crate::sync_acceptance::CELL_KEYS {
             assert_eq!(c.get(k), r.get(k), "{}: {k}", c["id"]);
         }
         for k in ["available", "unavailable"] {
@@ -226,7 +214,7 @@ fn check_book(file: &Path) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-const FIXTURE_LANE: &str = "[source]\nrepo = \"SemiAnalysisAI/InferenceX\"\nmain = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\ngenerated-on = 2026-10-01\n\n[[lane]]\npage = \"Demo-30B\"\nstatus = \"in-progress\"\npr = 1\nconfig-key = \"demo-fp8-b300-sglang-agentic-mtp\"\ncommit = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\n";
+const FIXTURE_LANE: &str = "[source]\nrepo = \"SemiAnalysisAI/InferenceX\"\nmain = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\ngenerated-on = 2026-10-01\n\n[[lane]]\npage = \"Demo-30B\"\nstatus = \"in-progress\"\npr = 1\nconfig-key = \"demo-fp8-b300-sglang-agentic-script\"\ncommit = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\n";
 
 /// The invented bash lane of the fixture snapshot
 /// (`benchmarks/single_node/agentic/demo_fp8_b300_sglang_mtp.sh` and its
@@ -252,7 +240,7 @@ fn fixture_bash_lane_renders_its_launch() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let sets = decoded(&dir.join("out/agentx-demo-30b.json"));
-    let cell = "demo-fp8-b300-sglang-agentic-mtp#0";
+    let cell = "demo-fp8-b300-sglang-agentic-script#0";
     let key = |c: &str, kv: &str| {
         (
             cell.to_string(),
@@ -306,7 +294,7 @@ fn fixture_bash_lane_refusal_names_lane_point_and_line() {
     );
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o).replace(&format!("{}/", dir.display()), "");
-    let want = "lanes.toml:6: lane `demo-fp8-b300-sglang-agentic-mtp`: search-space[0] c1: \
+    let want = "lanes.toml:6: lane `demo-fp8-b300-sglang-agentic-script`: search-space[0] c1: \
         inferencex-e2e/benchmarks/single_node/agentic/demo_fp8_b300_sglang_mtp.sh@a1b2c3d4:41: \
         variant (flat recipe): environment variable `DEMO_GREETING` is not in the rules table";
     assert!(err.contains(want), "{err}");

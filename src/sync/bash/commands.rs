@@ -472,19 +472,7 @@ impl Interp<'_> {
         let text = self.single(index)?;
         let text = self.known(&text, index)?;
         let i = super::arith::eval_text(&text, self).map_err(|e| self.fail(e))?;
-        let mut arr = match old {
-            Some(Var::Array(a)) => a,
-            Some(Var::Scalar(s)) => vec![s],
-            None => Vec::new(),
-        };
-        match usize::try_from(i) {
-            Ok(i) if i < arr.len() => arr[i] = v,
-            Ok(i) if i == arr.len() => arr.push(v),
-            _ => {
-                return Err(self.fail(format!("a sparse array element `[{i}]` is not interpreted")));
-            }
-        }
-        Ok(Var::Array(arr))
+        super::state::set_element(old, i, v).map_err(|e| self.fail(e))
     }
 }
 

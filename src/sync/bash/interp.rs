@@ -404,21 +404,10 @@ impl arith::ArithVars for Interp<'_> {
         match index {
             None => self.st.vars.set(name, Var::Scalar(v)),
             Some(i) => {
-                let mut arr = match self.st.vars.get(name).map(|e| e.var.clone()) {
-                    Some(Var::Array(a)) => a,
-                    Some(Var::Scalar(s)) => vec![s],
-                    None => Vec::new(),
-                };
-                match usize::try_from(i) {
-                    Ok(i) if i < arr.len() => arr[i] = v,
-                    Ok(i) if i == arr.len() => arr.push(v),
-                    _ => {
-                        return Err(format!(
-                            "a sparse array element `{name}[{i}]` is not interpreted"
-                        ));
-                    }
-                }
-                self.st.vars.set(name, Var::Array(arr));
+                let old = self.st.vars.get(name).map(|e| e.var.clone());
+                let var =
+                    super::state::set_element(old, i, v).map_err(|e| format!("`{name}`: {e}"))?;
+                self.st.vars.set(name, var);
             }
         }
         Ok(())

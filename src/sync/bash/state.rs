@@ -56,6 +56,22 @@ impl Var {
     }
 }
 
+/// `old` with element `i` set to `v` (a scalar is element 0; arrays stay
+/// dense, so only an existing index or the next one can be set).
+pub(super) fn set_element(old: Option<Var>, i: i64, v: Val) -> Result<Var, String> {
+    let mut arr = match old {
+        Some(Var::Array(a)) => a,
+        Some(Var::Scalar(s)) => vec![s],
+        None => Vec::new(),
+    };
+    match usize::try_from(i) {
+        Ok(i) if i < arr.len() => arr[i] = v,
+        Ok(i) if i == arr.len() => arr.push(v),
+        _ => return Err(format!("a sparse array element `[{i}]` is not interpreted")),
+    }
+    Ok(Var::Array(arr))
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Entry {
     pub var: Var,
