@@ -71,15 +71,17 @@ pub(super) fn translate(
     check_commit(lane, reader, &mut notes).map_err(fail)?;
     let entry = master_entry(lane, reader).map_err(fail)?;
     let (rows, excluded_rows) = pick_rows(lane, &entry).map_err(fail)?;
-    if rows.iter().any(|r| matches!(r.kind, RowKind::Bash)) || lane.carry_over {
-        if !lane.carry_over {
-            return Err(fail(format!(
-                "a bash-script lane (search-space rows without `srt-recipe:`): the generator does \
-                 not evaluate upstream bash; set `carry-over = true` to keep its cells from the \
-                 --previous data file (at {})",
-                entry.at
-            )));
-        }
+    if !lane.carry_over && rows.iter().any(|r| matches!(r.kind, RowKind::Bash(_))) {
+        let points = super::bash::lane_points(lane, m, &entry, &rows, reader, &mut notes);
+        return Ok(LaneResult {
+            lane: lane.clone(),
+            entry,
+            outcome: Outcome::Rendered(points.map_err(fail)?),
+            excluded_rows,
+            notes,
+        });
+    }
+    if lane.carry_over {
         return Ok(LaneResult {
             lane: lane.clone(),
             entry,
@@ -255,7 +257,7 @@ fn pick_rows<'e>(
     Ok((rows, excluded))
 }
 
-fn cluster_env(m: &LaneManifest, entry: &MasterEntry) -> Env {
+pub(super) fn cluster_env(m: &LaneManifest, entry: &MasterEntry) -> Env {
     entry
         .runner
         .strip_prefix("cluster:")
@@ -292,7 +294,7 @@ fn variants_of(
         RowKind::MultiNode {
             recipe, selector, ..
         } => (recipe.clone(), selector.clone()),
-        RowKind::Bash => return Err("a bash-script row has no recipe".into()),
+        RowKind::Bash(_) => return Err("a bash-script row has no recipe".into()),
     };
     let found = reader
         .yaml(commit, &path)?
@@ -327,7 +329,7 @@ fn variants_of(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn point(
+pub(super) fn point(
     lane: &Lane,
     m: &LaneManifest,
     entry: &MasterEntry,

@@ -33,6 +33,7 @@ mod site_build;
 mod support;
 mod sync;
 mod sync_acceptance;
+mod sync_bash;
 mod terminal;
 mod text_inputs;
 mod untrusted_chapters;

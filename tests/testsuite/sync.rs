@@ -360,10 +360,14 @@ fn config_key_absent_at_its_commit() {
     assert!(err.contains(want), "{err}");
 }
 
+/// A bash lane is interpreted (src/sync/bash); when its script is not at the
+/// commit, the error names the scripts the launcher would run and the way out.
 #[test]
-fn bash_lane_needs_carry_over() {
+fn bash_lane_without_its_script_names_it_and_carry_over() {
     let err = refused("bash", &lane("demo-fp8-h200-sglang-agentic-mtp", SHA, ""));
-    let want = "lanes.toml:6: lane `demo-fp8-h200-sglang-agentic-mtp`: a bash-script lane";
+    let want = "lanes.toml:6: lane `demo-fp8-h200-sglang-agentic-mtp`: a bash-script lane: none of \
+        benchmarks/single_node/agentic/demo_fp8_h200_sglang_mtp.sh, \
+        benchmarks/single_node/agentic/demo_fp8_h200_mtp.sh is at commit";
     assert!(err.contains(want), "{err}");
     assert!(err.contains("set `carry-over = true`"), "{err}");
     let carry = lane(
