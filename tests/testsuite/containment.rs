@@ -254,7 +254,7 @@ fn listing(dir: &Path, skip: &Path) -> Vec<(PathBuf, u64)> {
 
 /// Runs the binary with `args`, killed (and the test failed) after 60 s:
 /// a FIFO must not hang a build.
-fn run_bounded(args: &[&str], dir: &Path) -> (i32, String) {
+pub(crate) fn run_bounded(args: &[&str], dir: &Path) -> (i32, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
         .args(args)
         .current_dir(dir)

@@ -61,9 +61,12 @@ fn output_entries(book: &Path) -> Vec<String> {
 #[test]
 fn a_reader_never_misses_index_html_across_100_builds() {
     let book = support::mini_book("publish-100");
-    // The layout before this version: a real directory, filled by hand here.
+    // The layout before this version: a real directory, filled by hand here
+    // (with the manifest every version writes, which tells the output rule
+    // that this tool made it).
     std::fs::create_dir_all(book.join("book")).unwrap();
     std::fs::write(book.join("book/index.html"), "old layout").unwrap();
+    std::fs::write(book.join("book/agentx-manifest.json"), "[]").unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let reader = {
         let (stop, book) = (stop.clone(), book.to_path_buf());
@@ -198,6 +201,7 @@ fn an_output_directory_that_is_a_mount_point_is_synced_in_place() {
     std::fs::create_dir_all(book.join("book")).unwrap();
     std::fs::write(book.join("book/index.html"), "old").unwrap();
     std::fs::write(book.join("book/stale.html"), "stale").unwrap();
+    std::fs::write(book.join("book/agentx-manifest.json"), "[]").unwrap();
     let script = r#"set -e
         mount --bind "$0/book" "$0/book"
         "$1" build "$0"
