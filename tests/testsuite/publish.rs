@@ -274,7 +274,10 @@ fn a_full_mount_point_keeps_the_old_site_and_no_partial_file() {
         String::from_utf8_lossy(&run.stderr),
     );
     assert!(run.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("third-build-published"), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("third-build-published"),
+        "{stdout}\n{stderr}"
+    );
     let second = support::read(&book.join("second.err"));
     assert!(second.contains("(the disk is full)"), "{second}");
     assert!(second.contains("was left as it was"), "{second}");
