@@ -85,7 +85,18 @@ const CASES: &[(&str, Attack, &str, &str)] = &[
         "absolute SUMMARY entry",
         |b| edit(&b.join("src/SUMMARY.md"), "(plain.md)", "(/etc/passwd)"),
         "build",
-        "SUMMARY.md:4: chapter `Plain` points to /etc/passwd, which is not inside the source directory",
+        "SUMMARY.md:4: chapter `Plain` points to /etc/passwd, an absolute path outside the source directory",
+    ),
+    (
+        // Regression (issue 25): refused as "not inside the source
+        // directory", which it is; the reason is that it is absolute.
+        "absolute SUMMARY entry inside the source directory",
+        |b| {
+            let abs = b.join("src/plain.md").display().to_string();
+            edit(&b.join("src/SUMMARY.md"), "(plain.md)", &format!("({abs})"));
+        },
+        "build",
+        "/src/plain.md, an absolute path: chapter paths are relative to the source directory ./src, without `..` or a leading `/`; write it as `plain.md`",
     ),
     (
         "SUMMARY entry climbing out",
@@ -97,7 +108,7 @@ const CASES: &[(&str, Attack, &str, &str)] = &[
             )
         },
         "build",
-        "chapter `Plain` points to ../../outside.md, which is not inside the source directory",
+        "chapter `Plain` points to ../../outside.md, which climbs out of the source directory",
     ),
     (
         "additional-css climbing out",
@@ -138,6 +149,20 @@ const CASES: &[(&str, Attack, &str, &str)] = &[
         |b| directive(b, "data=\"../outside.json\""),
         "build",
         "outside.json, outside the book",
+    ),
+    (
+        // Refused by path, not looked up: the message is the one an
+        // existing file outside gets (issue 25: it said "cannot read").
+        "data= absolute, missing",
+        |b| directive(b, "data=\"/nonexistent-agentx/x.json\""),
+        "build",
+        "/nonexistent-agentx/x.json resolves to /nonexistent-agentx/x.json, outside the book",
+    ),
+    (
+        "data= climbing out to a missing file",
+        |b| directive(b, "data=\"../missing-outside.json\""),
+        "build",
+        "missing-outside.json, outside the book",
     ),
     (
         "data= /dev/zero",
@@ -398,7 +423,7 @@ fn serve_refuses_them_too() {
             .1
             .recv_timeout(deadline - Instant::now())
             .expect("serve reports");
-        refused |= line.contains("points to /etc/passwd, which is not inside the source directory");
+        refused |= line.contains("points to /etc/passwd, an absolute path outside the source");
         if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
             port = rest.split('/').next().and_then(|p| p.parse::<u16>().ok());
         }
