@@ -65,8 +65,9 @@ pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
 }
 
 /// Writes [`single_file`] to `out` (any path, but not over the book's
-/// inputs nor over a file this tool did not write: [`check_output`]),
-/// ending with [`SINGLE_FILE_MARKER`]; returns the bytes written. The file
+/// inputs nor over a file this tool did not write), ending with a marker
+/// comment that tells a later export the file is its own; returns the
+/// bytes written. The file
 /// is written under a temporary name beside `out` and renamed over it, so a
 /// failed write leaves the old file and no partial one.
 pub fn write_single_file(root: &Path, out: &Path) -> Result<u64> {

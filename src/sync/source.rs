@@ -262,11 +262,16 @@ mod tests {
     /// Regression (issue 25): a snapshot folder's symlinks were followed, a
     /// FIFO hung the sync and `/dev/zero` was read without end. Each is now
     /// refused with its path, quickly.
+    /// A snapshot folder `snap/` holding every kind of entry, and the cases
+    /// to read: (commit, path, a piece of the refusal).
     #[cfg(unix)]
-    #[test]
-    fn snapshot_reads_regular_files_only() {
+    fn snapshot_of_every_kind(
+        dir: &Path,
+    ) -> (
+        std::os::unix::net::UnixListener,
+        Vec<(&'static str, &'static str, &'static str)>,
+    ) {
         use std::os::unix::fs::symlink;
-        let dir = crate::test_support::temp("snapshot-kinds");
         let commit = dir.join("snap/e79239ba");
         std::fs::create_dir_all(commit.join("configs")).unwrap();
         std::fs::create_dir_all(dir.join("elsewhere")).unwrap();
@@ -283,7 +288,7 @@ mod tests {
         let fifo = std::ffi::CString::new(commit.join("fifo.yaml").to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
-        let _socket = std::os::unix::net::UnixListener::bind(commit.join("socket.yaml")).unwrap();
+        let socket = std::os::unix::net::UnixListener::bind(commit.join("socket.yaml")).unwrap();
         let mut cases = vec![
             (
                 "e79239ba",
@@ -318,6 +323,14 @@ mod tests {
         if unsafe { libc::mknod(dev.as_ptr(), libc::S_IFCHR | 0o644, libc::makedev(1, 5)) } == 0 {
             cases.push(("e79239ba", "dev.yaml", "dev.yaml is a character device"));
         }
+        (socket, cases)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn snapshot_reads_regular_files_only() {
+        let dir = crate::test_support::temp("snapshot-kinds");
+        let (_socket, cases) = snapshot_of_every_kind(&dir);
         let (tx, rx) = std::sync::mpsc::channel();
         let snap = dir.join("snap");
         let reads = cases.clone();

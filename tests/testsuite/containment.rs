@@ -280,6 +280,18 @@ fn listing(dir: &Path, skip: &Path) -> Vec<(PathBuf, u64)> {
 /// Runs the binary with `args`, killed (and the test failed) after 60 s:
 /// a FIFO must not hang a build.
 pub(crate) fn run_bounded(args: &[&str], dir: &Path) -> (i32, String) {
+    let (code, err) = run_killed_after(args, dir, Duration::from_secs(60));
+    let code = code.unwrap_or_else(|| panic!("{args:?} still running after 60 s"));
+    (code, err)
+}
+
+/// Runs the binary with `args` in `dir`: its exit code (-1 for a signal;
+/// `None` when it was still running after `limit` and was killed) and stderr.
+pub(crate) fn run_killed_after(
+    args: &[&str],
+    dir: &Path,
+    limit: Duration,
+) -> (Option<i32>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
         .args(args)
         .current_dir(dir)
@@ -288,18 +300,20 @@ pub(crate) fn run_bounded(args: &[&str], dir: &Path) -> (i32, String) {
         .spawn()
         .unwrap();
     let start = Instant::now();
-    loop {
+    let code = loop {
         if let Some(status) = child.try_wait().unwrap() {
-            let mut err = String::new();
-            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-            return (status.code().unwrap_or(-1), err);
+            break Some(status.code().unwrap_or(-1));
         }
-        if start.elapsed() > Duration::from_secs(60) {
+        if start.elapsed() > limit {
             let _ = child.kill();
-            panic!("{args:?} still running after 60 s");
+            let _ = child.wait();
+            break None;
         }
         std::thread::sleep(Duration::from_millis(20));
-    }
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    (code, err)
 }
 
 /// A mini book with the files "outside" beside it.

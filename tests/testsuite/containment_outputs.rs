@@ -11,10 +11,9 @@
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::containment::run_bounded;
+use crate::containment::{run_bounded, run_killed_after};
 use crate::support;
 
 /// (output relative to the book root, a piece of the refusal when the
@@ -180,6 +179,8 @@ fn refusal_problem(book: &Path, args: &[&str], output: &str, piece: &str) -> Opt
     let around = book.parent().unwrap();
     let before = tree(around);
     let (code, err) = run_killed_after(args, book, Duration::from_secs(20));
+    // Killed: a `watch` that took the output and kept running.
+    let code = code.unwrap_or(-1);
     let after = tree(around);
     if after != before {
         let changed: Vec<_> = after
@@ -193,34 +194,6 @@ fn refusal_problem(book: &Path, args: &[&str], output: &str, piece: &str) -> Opt
     let named = err.contains("refusing output") && err.contains(output);
     (code != 1 || !err.contains(piece) || !named)
         .then(|| format!("{args:?}: exit {code}, want {piece:?} naming {output} in: {err}"))
-}
-
-/// Runs the binary with `args` in `dir`: its exit code (-1 when it was
-/// still running after `limit` and killed: `watch` on an output it
-/// accepted) and stderr.
-fn run_killed_after(args: &[&str], dir: &Path, limit: Duration) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let code = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status.code().unwrap_or(-1);
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break -1;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    (code, err)
 }
 
 /// The directory commands, each with `OUT` standing for the output; the

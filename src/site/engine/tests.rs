@@ -67,6 +67,16 @@ fn editor_noise() {
     }
 }
 
+/// Changes the first `--max-running-requests` value of the data file at `data`.
+fn edit_a_command(data: &Path) {
+    let text = read(data).replacen(
+        "\"--max-running-requests\": [\"",
+        "\"--max-running-requests\": [\"1",
+        1,
+    );
+    std::fs::write(data, text).unwrap();
+}
+
 /// Rebuilds after `changes` and asserts the site equals a fresh render.
 fn rebuild_like_fresh(
     engine: &mut Engine,
@@ -119,15 +129,7 @@ fn rebuilds_only_what_changed_and_match_a_fresh_render() {
     assert_eq!(rebuild(&[Change::Theme]), (0, 4));
     // A data file: the pages it feeds.
     let data = book.join("data/mini.json");
-    std::fs::write(
-        &data,
-        read(&data).replacen(
-            "\"--max-running-requests\": [\"",
-            "\"--max-running-requests\": [\"1",
-            1,
-        ),
-    )
-    .unwrap();
+    edit_a_command(&data);
     let (bodies, pages) = rebuild(&[Change::Data(vec![data.clone()])]);
     assert!(
         bodies >= 1 && bodies == pages && pages < 4,
@@ -251,15 +253,7 @@ fn a_replaced_data_directory_is_read_again() {
     let mut engine = Engine::open(&book).unwrap();
     let first = rebuild_like_fresh(&mut engine, &book, &[Change::Content], &opts);
     let data = book.join("data/mini.json");
-    std::fs::write(
-        &data,
-        read(&data).replacen(
-            "\"--max-running-requests\": [\"",
-            "\"--max-running-requests\": [\"1",
-            1,
-        ),
-    )
-    .unwrap();
+    edit_a_command(&data);
     let stale = engine.rebuild(&[Change::Content], &opts).unwrap();
     assert!(stale.rendered.files == first.rendered.files, "data kept");
     let dir = book.join("data");
