@@ -11,8 +11,9 @@
 //!   directives), also as [`run_protocol`] over stdin/stdout, or one chapter
 //!   at a time with [`Library`] and [`expand_chapter`];
 //! - [`install`]: the AgentX assets and `book.toml` entries of an mdBook book;
-//! - [`build`], [`export_offline`], [`export_single_file`]: the standalone
-//!   builder, and [`Engine`] / [`serve`] / [`watch`] for live preview;
+//! - [`build`], [`export_offline`], [`export_single_file`] (written to a
+//!   file by [`write_single_file`]): the standalone builder, and
+//!   [`Engine`] / [`serve`] / [`watch`] for live preview;
 //!   [`export_markdown`]: the expanded book as portable Markdown;
 //! - [`check`]: command lines against flag registries, KV tiers, links;
 //! - [`Manifest`] and [`compare_manifests`]: what changed between two builds;
@@ -65,7 +66,9 @@ pub use crate::preprocessor::{
 pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
 pub use crate::site::book::data_files;
 pub use crate::site::engine::{Change, Engine, Rebuild};
-pub use crate::site::export::{export_offline, single_file as export_single_file};
+pub use crate::site::export::{
+    export_offline, single_file as export_single_file, write_single_file,
+};
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
 pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};

@@ -175,6 +175,41 @@ impl BookDir {
         crate::util::fs::shown_path(p).display().to_string()
     }
 
+    /// Why `loc` (absolute, or with `..`) is no chapter path, and the fix:
+    /// written as it reads, since a path that stays inside the source
+    /// directory has a plain form to suggest.
+    fn why_not_a_chapter_path(&self, loc: &Path, src: &Path) -> String {
+        let src_abs = crate::util::fs::normalize(&std::path::absolute(src).unwrap_or_default());
+        let lexical = crate::util::fs::normalize(&src_abs.join(loc));
+        let plain = lexical
+            .strip_prefix(&src_abs)
+            .ok()
+            .filter(|p| !p.as_os_str().is_empty());
+        let (what, fix) = match (loc.is_absolute(), plain) {
+            (true, Some(p)) => ("an absolute path", format!("write it as `{}`", p.display())),
+            (false, Some(p)) => ("a path with `..`", format!("write it as `{}`", p.display())),
+            (true, None) => (
+                "an absolute path outside the source directory",
+                format!(
+                    "move the file into {} and link it from there",
+                    self.display_path(src)
+                ),
+            ),
+            (false, None) => (
+                "which climbs out of the source directory",
+                format!(
+                    "move the file into {} and link it from there",
+                    self.display_path(src)
+                ),
+            ),
+        };
+        format!(
+            ", {what}: chapter paths are relative to the source directory {}, without `..` or a \
+             leading `/`; {fix}",
+            self.display_path(src)
+        )
+    }
+
     fn load_item(
         &self,
         item: &SummaryItem,
@@ -216,13 +251,11 @@ impl BookDir {
                 };
                 if !is_plain_relative(loc) {
                     bail!(
-                        "{summary_display}{}: chapter `{}` points to {}, which is not inside the \
-                         source directory: chapter paths are relative to it, without `..` or a \
-                         leading `/`; move the file into {} and link it from there",
+                        "{summary_display}{}: chapter `{}` points to {}{}",
                         line(),
                         link.name,
                         loc.display(),
-                        self.display_path(src)
+                        self.why_not_a_chapter_path(loc, src)
                     );
                 }
                 let file = src.join(loc);

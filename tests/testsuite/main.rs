@@ -12,6 +12,7 @@ mod browser_selector;
 mod check;
 mod cli;
 mod containment;
+mod containment_outputs;
 mod containment_props;
 mod decode_errors;
 mod decode_rules;
