@@ -40,8 +40,17 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let synced = match sync(&options, &mut |line| eprintln!("{line}")) {
         Ok(synced) => synced,
         Err(failure) => {
+            for name in failure.unclassified() {
+                eprintln!("error: {name}");
+            }
             for problem in failure.problems() {
                 eprintln!("error: {problem}");
+            }
+            if !failure.unclassified().is_empty() {
+                eprintln!(
+                    "sync: {} names are not in the rules table (all of this run are listed above)",
+                    failure.unclassified().len()
+                );
             }
             eprintln!("sync: nothing written");
             return Ok(ExitCode::FAILURE);

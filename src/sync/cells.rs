@@ -2,7 +2,7 @@
 //! `<config key>#<item of its first point>`), the cell facts, the detail's
 //! disambiguator, and the page's cell order. Uses `data` and `sync::*`.
 
-use super::lane::{LanePoint, LaneResult, Outcome};
+use super::lane::{LanePoint, LaneResult, Outcome, concs_text};
 use super::lane_manifest::{Lane, LaneManifest};
 use crate::data::{ImageStatus, Router};
 
@@ -24,6 +24,8 @@ pub(super) struct CellDraft {
     pub image_commit: Option<String>,
     pub submitted: Router,
     pub speculates: bool,
+    /// Disclosures of what the rules dropped, over all points.
+    pub disclosures: std::collections::BTreeSet<String>,
     pub recipe_path: String,
     pub points: Vec<LanePoint>,
 }
@@ -37,7 +39,7 @@ impl CellDraft {
         let p0 = &self.points[0];
         (
             hw,
-            p0.conc,
+            p0.first_conc(),
             p0.worker_gpus,
             self.lane.config_key.clone(),
             self.id.clone(),
@@ -56,6 +58,7 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
         if let Some(c) = cells.iter_mut().find(|c| c.label == p.label) {
             check_same(c, p)
                 .map_err(|e| format!("{}: lane `{}`: {e}", lane.at, lane.config_key))?;
+            c.disclosures.extend(p.disclosures.iter().cloned());
             c.points.push(p.clone());
             continue;
         }
@@ -73,6 +76,7 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
             image_commit,
             submitted: p.routers.submitted,
             speculates: p.golden_al.is_some(),
+            disclosures: p.disclosures.clone(),
             recipe_path: p.recipe_path.clone(),
             points: vec![p.clone()],
         });
@@ -96,9 +100,12 @@ fn check_same(c: &CellDraft, p: &LanePoint) -> Result<(), String> {
         return Ok(());
     };
     Err(format!(
-        "search-space[{}] c{} has the label `{}` of cell `{}` but another {what}; the data \
+        "search-space[{}] {} has the label `{}` of cell `{}` but another {what}; the data \
          format keeps one {what} per cell",
-        p.item, p.conc, c.label, c.id
+        p.item,
+        concs_text(&p.concs),
+        c.label,
+        c.id
     ))
 }
 

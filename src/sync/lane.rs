@@ -3,26 +3,27 @@
 //! blocks of both routers, the measured KV tier, the golden AL and the facts a
 //! cell shows. Uses `data`, `decode` (KV flags) and `sync::*`.
 
-use std::rc::Rc;
+mod point;
 
-use super::doors::{self, Routers};
-use super::golden;
-use super::lane_manifest::{Curves, Lane, LaneManifest};
+use super::doors::Routers;
+use super::doors::nginx::KnownFiles;
+use super::lane_manifest::{Lane, LaneManifest};
 use super::master::{self, MASTER_PATH, MasterEntry, RowKind};
 use super::reader::{Found, Reader};
 use super::recipe::{self, Variant};
-use super::spec::{self, Recipe};
-use super::workers::{Ctx, Problem, arg_value, dp_attention};
+use super::workers::Unclassified;
 use super::yaml;
-use crate::data::{Arg, Block, BlockKind, Env, KvTier, Role};
-use crate::decode::is_kv_flag;
+use crate::data::{Arg, BlockKind, Env, KvTier, Role};
+use point::{PointError, PointInput};
 
 /// One measured point of a lane.
 #[derive(Debug, Clone)]
 pub(super) struct LanePoint {
     /// Index of the master search-space row.
     pub item: usize,
-    pub conc: u32,
+    /// The concurrencies one launch served: one for a single-node point (a
+    /// variant per concurrency), the row's whole list for a multi-node row.
+    pub concs: Vec<u32>,
     pub override_name: Option<String>,
     pub routers: Routers,
     pub label: String,
@@ -39,6 +40,15 @@ pub(super) struct LanePoint {
     pub recipe_path: String,
     /// Bound to its variant by concurrency and parallelism (a guessed rule).
     pub single_node_binding: bool,
+    /// What the rules dropped and the page discloses (`chat-template`).
+    pub disclosures: std::collections::BTreeSet<String>,
+}
+
+impl LanePoint {
+    /// The first concurrency: what cells are ordered by and job ids are keyed by.
+    pub(super) fn first_conc(&self) -> u32 {
+        self.concs.first().copied().unwrap_or(0)
+    }
 }
 
 /// What became of a lane.
@@ -59,12 +69,30 @@ pub(super) struct LaneResult {
     pub notes: Vec<String>,
 }
 
+/// Why a lane was not rendered: a refusal (the first), and every name the
+/// rules table does not classify, with the point that used it.
+#[derive(Debug, Clone, Default)]
+pub(super) struct LaneFailure {
+    pub refused: Option<String>,
+    pub unclassified: Vec<(String, Unclassified)>,
+}
+
+impl From<String> for LaneFailure {
+    fn from(why: String) -> LaneFailure {
+        LaneFailure {
+            refused: Some(why),
+            unclassified: Vec::new(),
+        }
+    }
+}
+
 /// Renders one lane. Errors name the manifest line of the lane.
 pub(super) fn translate(
     lane: &Lane,
     m: &LaneManifest,
+    known_files: &KnownFiles,
     reader: &mut Reader<'_>,
-) -> Result<LaneResult, String> {
+) -> Result<LaneResult, LaneFailure> {
     let fail = |e: String| format!("{}: lane `{}`: {e}", lane.at, lane.config_key);
     let mut notes = Vec::new();
     check_commit(lane, reader, &mut notes).map_err(fail)?;
@@ -72,12 +100,12 @@ pub(super) fn translate(
     let (rows, excluded_rows) = pick_rows(lane, &entry).map_err(fail)?;
     if rows.iter().any(|r| matches!(r.kind, RowKind::Bash)) || lane.carry_over {
         if !lane.carry_over {
-            return Err(fail(format!(
+            return Err(LaneFailure::from(fail(format!(
                 "a bash-script lane (search-space rows without `srt-recipe:`): the generator does \
                  not evaluate upstream bash; set `carry-over = true` to keep its cells from the \
                  --previous data file (at {})",
                 entry.at
-            )));
+            ))));
         }
         return Ok(LaneResult {
             lane: lane.clone(),
@@ -90,22 +118,35 @@ pub(super) fn translate(
     let recipe_commit = lane.recipe_commit.as_deref().unwrap_or(&lane.commit);
     let cluster_env = cluster_env(m, &entry);
     let mut points = Vec::new();
+    let mut failure = LaneFailure::default();
     for row in rows {
-        for (conc, variant, found) in variants_of(row, recipe_commit, reader).map_err(fail)? {
-            let p = point(
+        for (concs, variant, found) in variants_of(row, recipe_commit, reader).map_err(fail)? {
+            let input = PointInput {
                 lane,
                 m,
-                &entry,
-                &cluster_env,
+                known_files,
+                entry: &entry,
+                cluster_env: &cluster_env,
                 row,
-                conc,
-                &variant,
-                &found,
-                reader,
-            )
-            .map_err(|e| fail(format!("search-space[{}] c{conc}: {e}", row.item)))?;
-            points.push(p);
+                concs: &concs,
+                variant: &variant,
+                found: &found,
+            };
+            let name = format!("search-space[{}] {}", row.item, concs_text(&concs));
+            match point::point(&input, reader) {
+                Ok(p) => points.push(p),
+                Err(PointError::Unclassified(names)) => failure
+                    .unclassified
+                    .extend(names.into_iter().map(|n| (name.clone(), n))),
+                Err(PointError::Refused(why)) => {
+                    failure.refused = Some(fail(format!("{name}: {why}")));
+                    return Err(failure);
+                }
+            }
         }
+    }
+    if !failure.unclassified.is_empty() {
+        return Err(failure);
     }
     notes.extend(settings_notes(&entry));
     notes.extend(image_notes(&entry, &points));
@@ -277,12 +318,20 @@ fn settings_notes(entry: &MasterEntry) -> Vec<String> {
     out
 }
 
-/// (conc, variant, recipe file) for every concurrency of a row.
+/// `c1` or `c120+c480`, for messages.
+pub(super) fn concs_text(concs: &[u32]) -> String {
+    let parts: Vec<String> = concs.iter().map(|c| format!("c{c}")).collect();
+    parts.join("+")
+}
+
+/// (concurrencies, variant, recipe file) for every point of a row: a
+/// single-node row binds one variant per concurrency; a multi-node row is one
+/// launch that served its whole concurrency list.
 fn variants_of(
     row: &master::Row,
     commit: &str,
     reader: &mut Reader<'_>,
-) -> Result<Vec<(u32, Variant, Found)>, String> {
+) -> Result<Vec<(Vec<u32>, Variant, Found)>, String> {
     let (path, selector) = match &row.kind {
         RowKind::SingleNode { recipe, .. } => (recipe.clone(), None),
         RowKind::MultiNode {
@@ -301,12 +350,12 @@ fn variants_of(
             for &conc in &row.concs {
                 let v = recipe::bind_single_node(&all, conc, *tp, *ep)
                     .map_err(|e| format!("{at}: {e}"))?;
-                out.push((conc, v, found.clone()));
+                out.push((vec![conc], v, found.clone()));
             }
         }
         (_, Some(sel)) => {
             let v = recipe::select(&found.doc, &sel).map_err(|e| format!("{at}: {e}"))?;
-            out.extend(row.concs.iter().map(|&c| (c, v.clone(), found.clone())));
+            out.push((row.concs.clone(), v, found.clone()));
         }
         (_, None) => {
             if recipe::is_override_form(&found.doc) {
@@ -316,181 +365,8 @@ fn variants_of(
                 name: None,
                 node: (*found.doc).clone(),
             };
-            out.extend(row.concs.iter().map(|&c| (c, v.clone(), found.clone())));
+            out.push((row.concs.clone(), v, found.clone()));
         }
     }
     Ok(out)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn point(
-    lane: &Lane,
-    m: &LaneManifest,
-    entry: &MasterEntry,
-    cluster_env: &Env,
-    row: &master::Row,
-    conc: u32,
-    variant: &Variant,
-    found: &Found,
-    reader: &mut Reader<'_>,
-) -> Result<LanePoint, String> {
-    let where_ = |e: String| format!("{} variant {}: {e}", found.at, variant.label());
-    let recipe: Recipe = spec::parse(&variant.node).map_err(where_)?;
-    let ctx = Ctx {
-        rules: &m.rules,
-        model: &entry.model,
-        cluster_env,
-        file: &found.at,
-        variant: variant.label(),
-    };
-    let routers = doors::build(&recipe, lane.frontends, &ctx).map_err(|p| match p {
-        Problem::Unclassified { .. } => p.to_string(),
-        Problem::Refused(why) => where_(why),
-    })?;
-    let blocks = &routers.by_router[&routers.submitted].blocks;
-    let (kv, hicache_args) = measured_tier(blocks).map_err(where_)?;
-    let spec = golden::spec(&recipe).map_err(where_)?;
-    // InferenceX injects the golden AL only when the row speculates.
-    let synthetic = row.spec_decoding.as_deref() != Some("none");
-    let golden_al = match &spec {
-        Some(s) if synthetic => Some(golden_al(lane, entry, s, reader)?),
-        _ => None,
-    };
-    let image = match &recipe.image {
-        Some(i) => i.clone(),
-        None => entry.image.clone(),
-    };
-    let single_node = matches!(row.kind, RowKind::SingleNode { .. });
-    Ok(LanePoint {
-        item: row.item,
-        conc,
-        override_name: variant.name.clone(),
-        label: label(blocks),
-        gpus: recipe.nodes() * recipe.gpus_per_node,
-        worker_gpus: recipe.roles.first().map_or(0, |r| r.gpus),
-        hw: recipe.gpu_type.to_ascii_lowercase(),
-        image,
-        kv,
-        hicache_args,
-        golden_al,
-        detail: spec.map_or_else(|| "no spec".to_string(), |s| s.detail),
-        recipe_path: found.path.clone(),
-        single_node_binding: single_node && variant.name.is_some(),
-        routers,
-    })
-}
-
-/// The tier the cache-owning worker (agg, else prefill) ran with.
-fn measured_tier(blocks: &[Block]) -> Result<(KvTier, Vec<Arg>), String> {
-    let owner = blocks
-        .iter()
-        .find(|b| b.kind == BlockKind::Worker && b.role.is_some_and(Role::owns_cache))
-        .ok_or("no cache-owning worker")?;
-    let has = |f: &str| owner.args.iter().any(|a| a.flag == f);
-    if has("--enable-unified-cache-external-linker") {
-        return Err(
-            "measured with a Mooncake store: its store blocks come from srt-slurm's \
-                    mooncake_kv_store, which the generator does not render yet"
-                .into(),
-        );
-    }
-    if !has("--enable-hierarchical-cache") {
-        return Ok((KvTier::None, Vec::new()));
-    }
-    let mut flags: Vec<Arg> = owner
-        .args
-        .iter()
-        .filter(|a| is_kv_flag(&a.flag))
-        .cloned()
-        .collect();
-    flags.sort_by(|a, b| a.flag.cmp(&b.flag));
-    Ok((KvTier::Hicache, flags))
-}
-
-/// `Agg TP4·EP4`, `Disagg 1P2D · prefill DEP4 · decode TP4`, `… (2 nodes)`.
-pub(super) fn label(blocks: &[Block]) -> String {
-    let workers: Vec<&Block> = blocks
-        .iter()
-        .filter(|b| b.kind == BlockKind::Worker)
-        .collect();
-    let par = |b: &Block| {
-        let size = |names: &[&str]| {
-            names
-                .iter()
-                .find_map(|n| arg_value(b, n))
-                .unwrap_or("1")
-                .to_string()
-        };
-        let tp = size(&["--tensor-parallel-size", "--tp-size", "--tp"]);
-        let ep = size(&["--expert-parallel-size", "--ep-size", "--ep"]);
-        let mut s = if dp_attention(b) {
-            format!("DEP{tp}")
-        } else if ep != "1" {
-            format!("TP{tp}\u{b7}EP{ep}")
-        } else {
-            format!("TP{tp}")
-        };
-        let nodes = b.nodes_per_worker.unwrap_or(1);
-        if nodes > 1 {
-            s.push_str(&format!(" ({nodes} nodes)"));
-        }
-        s
-    };
-    let find = |r: Role| workers.iter().find(|b| b.role == Some(r)).copied();
-    match (find(Role::Agg), find(Role::Prefill), find(Role::Decode)) {
-        (Some(a), _, _) => format!("Agg {}", par(a)),
-        (None, Some(p), Some(d)) => format!(
-            "Disagg {}P{}D \u{b7} prefill {} \u{b7} decode {}",
-            p.workers.unwrap_or(1),
-            d.workers.unwrap_or(1),
-            par(p),
-            par(d)
-        ),
-        _ => "Workers".to_string(),
-    }
-}
-
-fn golden_al(
-    lane: &Lane,
-    entry: &MasterEntry,
-    spec: &golden::Spec,
-    reader: &mut Reader<'_>,
-) -> Result<String, String> {
-    let name = golden::curve_name(&entry.model_prefix, spec)?;
-    let file = format!("{name}.yaml");
-    let (doc, origin) = match &lane.curves {
-        Some(Curves::Dir(dir)) => {
-            let p = dir.join(&file);
-            let origin = p.display().to_string();
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| format!("golden-AL curve {origin}: {e}"))?;
-            let doc = yaml::parse(&text).map_err(|e| format!("{origin}: {e}"))?;
-            (Rc::new(doc), origin)
-        }
-        Some(Curves::Commit(c)) => curve_at(reader, c, &file)?,
-        None => curve_at(reader, &lane.commit, &file)?,
-    };
-    golden::lookup(&doc, &lane.thinking, spec.k, &origin)
-}
-
-/// `golden_al_distribution/<file>` (or InferenceX's `infx/` package copy) at a commit.
-fn curve_at(
-    reader: &mut Reader<'_>,
-    commit: &str,
-    file: &str,
-) -> Result<(Rc<yaml::Node>, String), String> {
-    reader.resolve(commit)?;
-    let places = [
-        format!("golden_al_distribution/{file}"),
-        format!("infx/golden_al_distribution/{file}"),
-    ];
-    for p in &places {
-        if let Some(found) = reader.yaml(commit, p)? {
-            return Ok((found.doc, found.at));
-        }
-    }
-    Err(format!(
-        "no golden-AL curve {file} at commit {commit} (looked in golden_al_distribution/ and \
-         infx/golden_al_distribution/); name the commit or folder that has it with `curves`"
-    ))
 }

@@ -95,37 +95,118 @@ impl Synced {
 /// Every reason a sync stopped, each naming its manifest line, file or lane.
 /// Nothing was written (short of a rename into `out` failing part-way, after
 /// every file was staged).
-#[derive(Debug, Clone)]
-pub struct SyncFailure(Vec<String>);
+#[derive(Debug, Clone, Default)]
+pub struct SyncFailure {
+    problems: Vec<String>,
+    unclassified: Vec<UnclassifiedName>,
+}
 
 impl SyncFailure {
-    /// The reasons, in manifest order.
+    fn new(problems: Vec<String>) -> SyncFailure {
+        SyncFailure {
+            problems,
+            unclassified: Vec::new(),
+        }
+    }
+
+    /// The reasons other than unclassified names, in manifest order.
     pub fn problems(&self) -> &[String] {
-        &self.0
+        &self.problems
+    }
+
+    /// Every name of the run that the rules table does not classify, each
+    /// once per recipe line, with the points that used it.
+    pub fn unclassified(&self) -> &[UnclassifiedName] {
+        &self.unclassified
     }
 }
 
 impl fmt::Display for SyncFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0.join("\n"))
+        let mut lines: Vec<String> = self.unclassified.iter().map(|u| u.to_string()).collect();
+        lines.extend(self.problems.iter().cloned());
+        f.write_str(&lines.join("\n"))
     }
 }
 
 impl std::error::Error for SyncFailure {}
 
+/// A name the rules table does not classify, where the run met it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnclassifiedName {
+    /// `path@commit:line` of the key in the recipe.
+    pub location: String,
+    /// `manifest:line: lane `<config key>``.
+    pub lane: String,
+    /// The points that use it: `search-space[0] c1 (override_tp4_c1)`, ….
+    pub points: Vec<String>,
+    /// `worker argument`, `frontend argument`, `environment variable`, ….
+    pub kind: String,
+    /// The name, as the recipe writes it.
+    pub key: String,
+}
+
+impl fmt::Display for UnclassifiedName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {} `{}` is not in the rules table (used by {}); classify it (keep, drop, \
+             drop-and-disclose or placeholder) in src/sync/rules.toml or the manifest's [rules]",
+            self.location,
+            self.lane,
+            self.kind,
+            self.key,
+            self.points.join(", ")
+        )
+    }
+}
+
+/// One entry per (recipe line, key), in the order the run met them.
+fn group_unclassified(
+    failures: &[(&lane_manifest::Lane, lane::LaneFailure)],
+) -> Vec<UnclassifiedName> {
+    let mut out: Vec<UnclassifiedName> = Vec::new();
+    for (l, f) in failures {
+        for (point, u) in &f.unclassified {
+            let location = format!("{}:{}", u.file, u.line);
+            let lane = format!("{}: lane `{}`", l.at, l.config_key);
+            let point = format!("{point} ({})", u.variant.trim_matches(['(', ')']));
+            let kind = u.scope.to_string();
+            match out.iter_mut().find(|o| {
+                o.location == location && o.key == u.key && o.kind == kind && o.lane == lane
+            }) {
+                Some(o) => {
+                    if !o.points.contains(&point) {
+                        o.points.push(point);
+                    }
+                }
+                None => out.push(UnclassifiedName {
+                    location,
+                    lane,
+                    points: vec![point],
+                    kind,
+                    key: u.key.clone(),
+                }),
+            }
+        }
+    }
+    out
+}
+
 /// Runs a sync: every lane, every check, then the files (all staged before
 /// the first is renamed into place).
 /// `progress` gets one line per lane (`sync: lane 3/7 …`).
 pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Synced, SyncFailure> {
-    let m = lane_manifest::load(&options.manifest).map_err(SyncFailure)?;
-    let src = source::open(&options.inferencex).map_err(|e| SyncFailure(vec![e]))?;
+    let m = lane_manifest::load(&options.manifest).map_err(SyncFailure::new)?;
+    let src = source::open(&options.inferencex).map_err(|e| SyncFailure::new(vec![e]))?;
     let previous: BTreeMap<String, PreviousPage> = match &options.previous {
-        Some(dir) => previous::load(dir).map_err(SyncFailure)?,
+        Some(dir) => previous::load(dir).map_err(SyncFailure::new)?,
         None => BTreeMap::new(),
     };
+    let known_files = previous::known_files(&previous);
     let mut reader = reader::Reader::new(src.as_ref());
     let mut results = Vec::new();
-    let mut errors = Vec::new();
+    let mut failures = Vec::new();
     let total = m.lanes.len();
     for (i, l) in m.lanes.iter().enumerate() {
         progress(&format!(
@@ -134,13 +215,19 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
             l.config_key,
             l.page
         ));
-        match lane::translate(l, &m, &mut reader) {
+        match lane::translate(l, &m, &known_files, &mut reader) {
             Ok(r) => results.push(r),
-            Err(e) => errors.push(e),
+            Err(e) => failures.push((l, e)),
         }
     }
-    if !errors.is_empty() {
-        return Err(SyncFailure(errors));
+    if !failures.is_empty() {
+        return Err(SyncFailure {
+            problems: failures
+                .iter()
+                .filter_map(|(_, f)| f.refused.clone())
+                .collect(),
+            unclassified: group_unclassified(&failures),
+        });
     }
     let mut notes = Vec::new();
     let pages = build_pages(
@@ -168,7 +255,7 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
         .previous
         .is_some()
         .then(|| report::compare(&pages, &previous));
-    let written = write_pages(&options.out, &pages).map_err(|e| SyncFailure(vec![e]))?;
+    let written = write_pages(&options.out, &pages).map_err(|e| SyncFailure::new(vec![e]))?;
     Ok(Synced {
         written,
         pages: pages.into_iter().map(|p| p.decoded).collect(),
@@ -213,7 +300,7 @@ fn build_pages(
     if errors.is_empty() {
         Ok(pages)
     } else {
-        Err(SyncFailure(errors))
+        Err(SyncFailure::new(errors))
     }
 }
 

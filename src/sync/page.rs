@@ -9,6 +9,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::cells::{self, CellDraft, HARDWARE_ORDER};
+use super::lane::concs_text;
 use super::lane_manifest::{LaneManifest, MooncakeFrom};
 use super::previous::{self, PreviousPage};
 use super::{encode, json, kv};
@@ -159,7 +160,7 @@ fn order(
         let p0 = &c.points[0];
         let key = (
             hw_index(&c.hw),
-            p0.conc,
+            p0.first_conc(),
             p0.worker_gpus,
             c.lane.config_key.clone(),
             c.id.clone(),
@@ -304,14 +305,22 @@ fn check_rendered(c: &CellDraft, d: &decode::Deployment) -> Result<(), String> {
                 .command_sets
                 .iter()
                 .find(|s| s.point == pi && s.router == *router && s.tier == p.kv)
-                .ok_or_else(|| format!("cell `{}` c{}: no {router} command set", c.id, p.conc))?;
+                .ok_or_else(|| {
+                    format!(
+                        "cell `{}` {}: no {router} command set",
+                        c.id,
+                        concs_text(&p.concs)
+                    )
+                })?;
             let got: Vec<&str> = set.processes.iter().map(|x| &*x.command).collect();
             let want: Vec<String> = setup.blocks.iter().map(decode::command_text).collect();
             if got != want {
                 return Err(format!(
-                    "round trip: cell `{}` c{} ({router}, {}) does not decode to its blocks; \
+                    "round trip: cell `{}` {} ({router}, {}) does not decode to its blocks; \
                      nothing was written",
-                    c.id, p.conc, p.kv
+                    c.id,
+                    concs_text(&p.concs),
+                    p.kv
                 ));
             }
         }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::doors::nginx::KnownFiles;
 use crate::data::{self, Loaded};
 use crate::decode::{self, DecodedPage};
 
@@ -164,6 +165,24 @@ fn renumber(v: &mut Value, new_index: &dyn Fn(usize) -> Option<usize>) -> Result
         _ => {}
     }
     Ok(())
+}
+
+/// The config files of every previous page, for generated files of the same
+/// directives to take their text.
+pub(super) fn known_files(pages: &BTreeMap<String, PreviousPage>) -> KnownFiles {
+    let mut known = KnownFiles::default();
+    for page in pages.values() {
+        let files = page.raw.get("files").and_then(|f| f.as_object());
+        for f in files.into_iter().flat_map(|f| f.values()) {
+            if let (Some(name), Some(content)) = (
+                f.get("name").and_then(|n| n.as_str()),
+                f.get("content").and_then(|c| c.as_str()),
+            ) {
+                known.add(name, content);
+            }
+        }
+    }
+    known
 }
 
 /// File keys a raw cell's routers use.

@@ -318,14 +318,29 @@ fn unclassified_argument_names_file_variant_and_key() {
         "unclassified",
         &lane("demo-fp8-b200-sglang-agentic-unclassified", SHA, ""),
     );
-    let want = "error: lanes.toml:6: lane `demo-fp8-b200-sglang-agentic-unclassified`: search-space[0] c1: \
-        inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/demo/sglang/b200-fp8-mtp/unclassified.yaml@a1b2c3d4:20: \
-        variant (flat recipe): worker argument `mystery-speedup` is not in the rules table";
-    assert!(err.contains(want), "{err}");
+    // Every name of the run at once, each with its recipe line, lane, point and key.
+    let file = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/demo/sglang/b200-fp8-mtp/unclassified.yaml@a1b2c3d4";
+    let at = "lanes.toml:6: lane `demo-fp8-b200-sglang-agentic-unclassified`";
+    for (line, what) in [
+        (20, "worker argument `mystery-speedup`"),
+        (21, "worker argument `another-mystery`"),
+        (23, "environment variable `MYSTERY_SWITCH`"),
+    ] {
+        let want = format!(
+            "error: {file}:{line}: {at}: {what} is not in the rules table (used by \
+             search-space[0] c1 (flat recipe)); classify it"
+        );
+        assert!(err.contains(&want), "{want}\n{err}");
+    }
+    assert!(
+        err.contains("sync: 3 names are not in the rules table (all of this run are listed above)"),
+        "{err}"
+    );
     assert!(err.contains("sync: nothing written"), "{err}");
     // Classified in the manifest's `[rules]`, the same lane syncs and keeps the flag.
     let dir = scratch_dir("rules");
-    let rules = "\n[rules.worker-args]\nkeep = [\"mystery-speedup\"]\n";
+    let rules = "\n[rules.worker-args]\nkeep = [\"mystery-speedup\", \"another-mystery\"]\n\
+                 [rules.env]\ndrop.harness = [\"MYSTERY_SWITCH\"]\n";
     let lanes = lane("demo-fp8-b200-sglang-agentic-unclassified", SHA, "");
     std::fs::write(dir.join("lanes.toml"), format!("{HEAD}{rules}{lanes}")).unwrap();
     let o = sync(
