@@ -30,19 +30,35 @@ pub(super) struct CellDraft {
     pub points: Vec<LanePoint>,
 }
 
+/// Where a cell stands on its page (docs/sync.md, "Cells"): hardware in chip
+/// order, then checkpoint, first concurrency, GPUs of one worker, config key, id.
+pub(super) type OrderKey = (usize, String, u32, u32, String, String);
+
+pub(super) fn order_key(
+    hw: &str,
+    ckpt: &str,
+    conc: u32,
+    gpus: u32,
+    key: &str,
+    id: &str,
+) -> OrderKey {
+    let hw = HARDWARE_ORDER
+        .iter()
+        .position(|h| *h == hw)
+        .unwrap_or(HARDWARE_ORDER.len());
+    (hw, ckpt.into(), conc, gpus, key.into(), id.into())
+}
+
 impl CellDraft {
-    fn order_key(&self) -> (usize, u32, u32, String, String) {
-        let hw = HARDWARE_ORDER
-            .iter()
-            .position(|h| *h == self.hw)
-            .unwrap_or(HARDWARE_ORDER.len());
+    pub(super) fn order_key(&self) -> OrderKey {
         let p0 = &self.points[0];
-        (
-            hw,
+        order_key(
+            &self.hw,
+            &self.ckpt,
             p0.first_conc(),
             p0.worker_gpus,
-            self.lane.config_key.clone(),
-            self.id.clone(),
+            &self.lane.config_key,
+            &self.id,
         )
     }
 }

@@ -12,7 +12,8 @@ use std::path::Path;
 
 use super::cells::CellDraft;
 use super::lane_manifest::LaneManifest;
-use crate::data::{Arg, KvTier};
+use super::previous::PreviousPage;
+use crate::data::{Arg, KvTier, RunStatus};
 
 pub(super) const NO_HICACHE: &str = "no verified HiCache settings for this model yet";
 pub(super) const NO_LINKER: &str =
@@ -40,6 +41,8 @@ struct Candidate<'a> {
     key: &'a str,
     hw: &'a str,
     args: &'a [Arg],
+    /// The lane is verified (on main or on its PR), so it can vouch for settings.
+    verified: bool,
 }
 
 impl Candidate<'_> {
@@ -53,6 +56,7 @@ pub(super) fn facts(
     cells: &[CellDraft],
     mooncake: bool,
     m: &LaneManifest,
+    prev: Option<&PreviousPage>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<KvFacts>, String> {
     let candidates: Vec<Candidate<'_>> = cells
@@ -65,13 +69,14 @@ pub(super) fn facts(
                     key: &c.lane.config_key,
                     hw: &c.hw,
                     args: &p.hicache_args,
+                    verified: c.lane.status != RunStatus::InProgress,
                 })
         })
         .collect();
     let mut out = Vec::new();
     for c in cells {
         let mut unavailable = BTreeMap::new();
-        let hicache = donor(c, &candidates)?;
+        let hicache = donor(c, &candidates, prev)?;
         if hicache.is_none() {
             unavailable.insert(KvTier::Hicache, NO_HICACHE.to_string());
         }
@@ -93,30 +98,43 @@ pub(super) fn facts(
     Ok(out)
 }
 
-fn donor(c: &CellDraft, all: &[Candidate<'_>]) -> Result<Option<Donor>, String> {
+/// Where a cell's HiCache settings come from (docs/sync.md, "KV tiers").
+fn donor(
+    c: &CellDraft,
+    all: &[Candidate<'_>],
+    prev: Option<&PreviousPage>,
+) -> Result<Option<Donor>, String> {
     let make = |k: &Candidate<'_>| Donor {
         args: k.args.to_vec(),
         donor: k.key.to_string(),
         donor_hardware: k.hw.to_string(),
     };
     if let Some(p) = c.points.iter().find(|p| p.kv == KvTier::Hicache) {
-        return Ok(Some(Donor {
-            args: p.hicache_args.clone(),
-            donor: c.lane.config_key.clone(),
-            donor_hardware: c.hw.clone(),
+        // A lane still in progress vouches for nothing: a verified lane of
+        // the same hardware that measured the same settings is the donor.
+        let verified = all
+            .iter()
+            .find(|k| k.verified && k.hw == c.hw && k.args == p.hicache_args.as_slice());
+        return Ok(Some(match verified {
+            Some(k) if c.lane.status == RunStatus::InProgress => make(k),
+            _ => Donor {
+                args: p.hicache_args.clone(),
+                donor: c.lane.config_key.clone(),
+                donor_hardware: c.hw.clone(),
+            },
         }));
     }
     if let Some(key) = &c.lane.hicache_donor {
-        return all
-            .iter()
-            .find(|k| k.key == key)
-            .map(|k| Some(make(k)))
-            .ok_or_else(|| {
-                format!(
-                    "{}: lane `{}`: hicache-donor `{key}` measured no HiCache on this page",
-                    c.lane.at, c.lane.config_key
-                )
-            });
+        if let Some(k) = all.iter().find(|k| k.key == key) {
+            return Ok(Some(make(k)));
+        }
+        return previous_donor(key, prev).map(Some).ok_or_else(|| {
+            format!(
+                "{}: lane `{}`: hicache-donor `{key}` measured no HiCache on this page, and no \
+                 page of --previous shows a cell of it that did",
+                c.lane.at, c.lane.config_key
+            )
+        });
     }
     let same: Vec<&Candidate<'_>> = all.iter().filter(|k| k.hw == c.hw).collect();
     let pool: Vec<&Candidate<'_>> = if same.is_empty() {
@@ -145,6 +163,20 @@ fn donor(c: &CellDraft, all: &[Candidate<'_>]) -> Result<Option<Donor>, String> 
                 .join(", ")
         )),
     }
+}
+
+/// A lane this sync does not render, as the previous page shows it: a cell
+/// of it that is its own HiCache donor (it measured those settings).
+fn previous_donor(key: &str, prev: Option<&PreviousPage>) -> Option<Donor> {
+    let prev = prev?;
+    prev.loaded.data.cells.iter().find_map(|cell| {
+        let h = cell.kv.hicache.as_ref()?;
+        (cell.config_key == key && h.donor == key).then(|| Donor {
+            args: h.args.clone(),
+            donor: key.to_string(),
+            donor_hardware: h.donor_hardware.clone(),
+        })
+    })
 }
 
 /// Whether the image's registry lists the external linker; `true` (with a

@@ -345,10 +345,15 @@ fn variants_of(
     let at = found.at.clone();
     let mut out = Vec::new();
     match (&row.kind, selector) {
-        (RowKind::SingleNode { tp, ep, .. }, _) => {
+        (
+            RowKind::SingleNode {
+                tp, ep, dp_attn, ..
+            },
+            _,
+        ) => {
             let all = recipe::variants(&found.doc).map_err(|e| format!("{at}: {e}"))?;
             for &conc in &row.concs {
-                let v = recipe::bind_single_node(&all, conc, *tp, *ep)
+                let v = recipe::bind_single_node(&all, conc, (*tp, *ep, *dp_attn))
                     .map_err(|e| format!("{at}: {e}"))?;
                 out.push((vec![conc], v, found.clone()));
             }

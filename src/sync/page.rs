@@ -46,7 +46,7 @@ pub(super) fn build(
         (MooncakeFrom::Previous, Some(p)) => p.kv_mooncake(),
         _ => None,
     };
-    let facts = kv::facts(&drafts, kv_mooncake.is_some(), m, notes)?;
+    let facts = kv::facts(&drafts, kv_mooncake.is_some(), m, prev, notes)?;
     let slots = order(
         drafts.into_iter().zip(facts).collect(),
         carried_lanes,
@@ -140,32 +140,17 @@ fn push_new(v: &mut Vec<String>, s: &str) {
     }
 }
 
-/// Rendered and carried cells in page order: hardware, first concurrency,
-/// GPUs of one worker (a carried cell counts its whole allocation), config key.
+/// Rendered and carried cells in page order (`cells::order_key`; a carried
+/// cell counts its whole allocation as its worker's GPUs).
 fn order(
     drafts: Vec<(CellDraft, kv::KvFacts)>,
     carried_lanes: &[String],
     prev: Option<&PreviousPage>,
     page: &str,
 ) -> Result<Vec<Slot>, String> {
-    type Key = (usize, u32, u32, String, String);
-    let hw_index = |hw: &str| {
-        HARDWARE_ORDER
-            .iter()
-            .position(|h| *h == hw)
-            .unwrap_or(HARDWARE_ORDER.len())
-    };
-    let mut keyed: Vec<(Key, Slot)> = Vec::new();
+    let mut keyed: Vec<(cells::OrderKey, Slot)> = Vec::new();
     for (c, kv) in drafts {
-        let p0 = &c.points[0];
-        let key = (
-            hw_index(&c.hw),
-            p0.first_conc(),
-            p0.worker_gpus,
-            c.lane.config_key.clone(),
-            c.id.clone(),
-        );
-        keyed.push((key, Slot::Rendered(Box::new((c, kv)))));
+        keyed.push((c.order_key(), Slot::Rendered(Box::new((c, kv)))));
     }
     for lane in carried_lanes {
         let p = prev.ok_or_else(|| {
@@ -188,13 +173,7 @@ fn order(
                 .and_then(|pt| pt.concs.first())
                 .copied()
                 .unwrap_or(0);
-            let key = (
-                hw_index(&c.hw),
-                conc,
-                c.gpus,
-                c.config_key.clone(),
-                c.id.clone(),
-            );
+            let key = cells::order_key(&c.hw, &c.ckpt, conc, c.gpus, &c.config_key, &c.id);
             keyed.push((key, Slot::Carried(i)));
         }
     }
