@@ -24,6 +24,8 @@ pub(super) struct CellDraft {
     pub image_commit: Option<String>,
     pub submitted: Router,
     pub speculates: bool,
+    /// `(command, reason)` of the setup steps the lane's cluster runs.
+    pub setup: Vec<(String, String)>,
     /// Disclosures of what the rules dropped, over all points.
     pub disclosures: std::collections::BTreeSet<String>,
     pub recipe_path: String,
@@ -92,6 +94,7 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
             image_commit,
             submitted: p.routers.submitted,
             speculates: p.golden_al.is_some(),
+            setup: cluster_setup(m, &result.entry.runner, p.routers.submitted),
             disclosures: p.disclosures.clone(),
             recipe_path: p.recipe_path.clone(),
             points: vec![p.clone()],
@@ -125,6 +128,20 @@ fn check_same(c: &CellDraft, p: &LanePoint) -> Result<(), String> {
     ))
 }
 
+/// The setup steps the manifest records for the lane's cluster (`runner:
+/// cluster:<name>`) and front door.
+fn cluster_setup(m: &LaneManifest, runner: &str, submitted: Router) -> Vec<(String, String)> {
+    let cluster = runner
+        .strip_prefix("cluster:")
+        .and_then(|c| m.clusters.get(c));
+    cluster
+        .into_iter()
+        .flat_map(|c| c.setup.iter())
+        .filter(|s| s.front_door.is_none_or(|d| d == submitted))
+        .map(|s| (s.command.clone(), s.reason.clone()))
+        .collect()
+}
+
 /// Status from the manifest (default `ok`), commit from the tag's `-<8 hex>` suffix.
 fn image_facts(image: &str, m: &LaneManifest) -> (ImageStatus, Option<String>) {
     let no_digest = image.split('@').next().unwrap_or(image);
@@ -144,7 +161,8 @@ fn image_facts(image: &str, m: &LaneManifest) -> (ImageStatus, Option<String>) {
 }
 
 /// Orders a page's cells and adds ` · <config key>` to the detail of cells
-/// that share hardware, checkpoint and label with a cell of another lane.
+/// that share hardware, checkpoint, label and detail with a cell of another
+/// lane (a reader could not tell them apart otherwise).
 pub(super) fn finish_page(cells: &mut [CellDraft]) {
     cells.sort_by_key(|c| c.order_key());
     let twins: Vec<bool> = cells
@@ -155,6 +173,7 @@ pub(super) fn finish_page(cells: &mut [CellDraft]) {
                     && o.hw == c.hw
                     && o.ckpt == c.ckpt
                     && o.label == c.label
+                    && o.detail == c.detail
             })
         })
         .collect();

@@ -59,7 +59,11 @@ pub(super) fn cell(c: &CellDraft, kv: &KvFacts) -> Result<Value, String> {
         "imageStatus": c.image_status,
         "imageCommit": c.image_commit,
         "submitted": c.submitted.id(),
-        "setup": [],
+        "setup": c.setup.iter().map(|(command, reason)| json!({
+            "kind": "setup",
+            "command": command,
+            "reason": reason,
+        })).collect::<Vec<_>>(),
         "disclosures": disclosures,
         "kv": kv_json(kv),
         "prov": prov(c),

@@ -187,11 +187,11 @@ fn image_has_linker(
     notes: &mut Vec<String>,
 ) -> Result<bool, String> {
     let no_digest = image.split('@').next().unwrap_or(image);
-    let registry = m
-        .images
-        .get(image)
-        .or_else(|| m.images.get(no_digest))
-        .and_then(|i| i.registry.as_deref());
+    let entry = m.images.get(image).or_else(|| m.images.get(no_digest));
+    if let Some(stated) = entry.and_then(|i| i.external_linker) {
+        return Ok(stated);
+    }
+    let registry = entry.and_then(|i| i.registry.as_deref());
     let Some(path) = registry else {
         let note = format!(
             "Mooncake offered for image `{no_digest}` without checking: the manifest names no flag registry for it"

@@ -57,6 +57,20 @@ pub(super) struct Cluster {
     #[serde(default)]
     #[allow(dead_code)]
     pub evidence: Option<String>,
+    /// Steps the cluster runs in every worker container before launch.
+    #[serde(default)]
+    pub setup: Vec<ClusterSetup>,
+}
+
+/// A setup step of a cluster's lanes, shown to the reader before launch.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct ClusterSetup {
+    pub command: String,
+    pub reason: String,
+    /// Only for lanes submitted behind this front door (`dynamo` or `sglang`).
+    #[serde(default)]
+    pub front_door: Option<crate::data::Router>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -66,6 +80,8 @@ struct RawImage {
     status: ImageStatus,
     #[serde(default)]
     registry: Option<String>,
+    #[serde(default)]
+    external_linker: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -155,6 +171,9 @@ pub(super) struct SourceInfo {
 pub(super) struct Image {
     pub status: ImageStatus,
     pub registry: Option<PathBuf>,
+    /// Whether the image's SGLang has `--enable-unified-cache-external-linker`,
+    /// as the manifest states it (a fact about the image, checked online).
+    pub external_linker: Option<bool>,
 }
 
 /// One validated lane.
@@ -292,6 +311,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<LaneManifest, Vec<String>
                     Image {
                         status: i.status,
                         registry,
+                        external_linker: i.external_linker,
                     },
                 )
             })

@@ -4,6 +4,8 @@
 //! zip groups slice list leaves by index, length-1 lists broadcast), and the
 //! binding of single-node rows to their variant. Uses `sync::yaml`.
 
+pub(super) mod v1;
+
 use super::yaml::{Node, Value};
 
 /// One resolved variant.

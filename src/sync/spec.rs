@@ -164,7 +164,7 @@ pub(super) fn parse(v: &Node) -> Result<Recipe, String> {
             );
         if !known {
             let why = if k == "backend" {
-                "a v1 recipe (`backend:`); only schema-2 `roles:` recipes are supported".to_string()
+                "`roles:` and v1's `backend:` together; srt-slurm refuses that mix".to_string()
             } else {
                 format!("the generator does not know whether `{k}` changes the commands")
             };

@@ -12,7 +12,7 @@ use crate::sync::golden;
 use crate::sync::lane_manifest::{Curves, Lane, LaneManifest};
 use crate::sync::master::{self, MasterEntry, RowKind};
 use crate::sync::reader::{Found, Reader};
-use crate::sync::recipe::Variant;
+use crate::sync::recipe::{Variant, v1};
 use crate::sync::spec::{self, Recipe};
 use crate::sync::workers::{Ctx, Problem, Unclassified, arg_value, dp_attention};
 use crate::sync::yaml;
@@ -59,7 +59,12 @@ pub(super) fn point(
         found,
     } = *input;
     let where_ = |e: String| format!("{} variant {}: {e}", found.at, variant.label());
-    let recipe: Recipe = spec::parse(&variant.node).map_err(where_)?;
+    let recipe: Recipe = if v1::is_v1(&variant.node) {
+        spec::parse(&v1::to_roles(&variant.node).map_err(where_)?)
+    } else {
+        spec::parse(&variant.node)
+    }
+    .map_err(where_)?;
     let ctx = Ctx::new(
         &m.rules,
         &entry.model,
