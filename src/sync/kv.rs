@@ -7,11 +7,13 @@
 //! registry (when the manifest names one) has the external linker.
 //! Uses `data` and `sync::*`.
 
+pub(super) mod mooncake;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::cells::CellDraft;
-use super::lane_manifest::LaneManifest;
+use super::lane_manifest::{LaneManifest, MooncakeFrom};
 use super::previous::PreviousPage;
 use crate::data::{Arg, KvTier, RunStatus};
 
@@ -19,7 +21,7 @@ pub(super) const NO_HICACHE: &str = "no verified HiCache settings for this model
 pub(super) const NO_LINKER: &str =
     "this image's SGLang build predates --enable-unified-cache-external-linker";
 pub(super) const NO_MOONCAKE_DONOR: &str =
-    "no verified Mooncake settings on this page (the previous data file has no kvMooncake block)";
+    "no verified Mooncake settings on this page (the manifest turns the Mooncake tier off)";
 const LINKER: &str = "--enable-unified-cache-external-linker";
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,7 +53,9 @@ impl Candidate<'_> {
     }
 }
 
-/// KV facts for every cell of a page, in order. `mooncake`: the page has a donor block.
+/// KV facts for every cell of a page, in order. `mooncake`: the page has a
+/// donor block. A cell that would offer the Mooncake tier without one is an
+/// error, unless the manifest turns the tier off.
 pub(super) fn facts(
     cells: &[CellDraft],
     mooncake: bool,
@@ -80,10 +84,18 @@ pub(super) fn facts(
         if hicache.is_none() {
             unavailable.insert(KvTier::Hicache, NO_HICACHE.to_string());
         }
-        if !mooncake {
+        if m.kv_mooncake == MooncakeFrom::None {
             unavailable.insert(KvTier::Mooncake, NO_MOONCAKE_DONOR.to_string());
         } else if !image_has_linker(&c.image, m, notes)? {
             unavailable.insert(KvTier::Mooncake, NO_LINKER.to_string());
+        } else if !mooncake {
+            return Err(format!(
+                "{}: lane `{}`: cell `{}` offers the Mooncake tier (its image has the external \
+                 linker), but no lane of this run measured Mooncake and no page of --previous \
+                 carries the donor block (kvMooncake); sync the donor lane with it, pass \
+                 --previous with the current pages, or set [defaults] kv-mooncake = \"none\"",
+                c.lane.at, c.lane.config_key, c.id
+            ));
         }
         let available = KvTier::ALL
             .into_iter()

@@ -141,11 +141,14 @@ struct RawSkip {
     reason: String,
 }
 
-/// Where the page-level Mooncake donor block comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where the page-level Mooncake donor block comes from (docs/sync.md, "KV tiers").
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum MooncakeFrom {
-    /// Carried over from the `--previous` data file of the same page.
-    Previous,
+    /// The lane of this run that measured Mooncake, else the `--previous`
+    /// page that carries the block (`"auto"`, the default; `"previous"` too).
+    Auto,
+    /// This lane: synced in the run, or the donor of a `--previous` block.
+    Lane(String),
     /// No Mooncake tier on generated cells.
     None,
 }
@@ -267,13 +270,17 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<LaneManifest, Vec<String>
         .clone()
         .unwrap_or_else(|| "thinking_on".into());
     let kv_mooncake = match raw.defaults.kv_mooncake.as_ref() {
-        None => MooncakeFrom::Previous,
+        None => MooncakeFrom::Auto,
         Some(s) => match s.get_ref().as_str() {
-            "previous" => MooncakeFrom::Previous,
+            "auto" | "previous" => MooncakeFrom::Auto,
             "none" => MooncakeFrom::None,
+            key if !key.is_empty() && !key.contains(char::is_whitespace) => {
+                MooncakeFrom::Lane(key.to_string())
+            }
             other => {
                 errors.push(format!(
-                    "{}: defaults.kv-mooncake = \"{other}\": write \"previous\" or \"none\"",
+                    "{}: defaults.kv-mooncake = \"{other}\": write \"auto\", \"none\" or the \
+                     donor lane's config key",
                     at(s.span().start)
                 ));
                 MooncakeFrom::None

@@ -292,7 +292,34 @@ fn build_pages(
         if !errors.is_empty() {
             continue;
         }
-        match page::build(&page, drafts, &carried, previous.get(&page), m, notes) {
+        let donor = match kv::mooncake::donor(
+            &m.kv_mooncake,
+            results,
+            &page,
+            previous,
+            &m.rules.mooncake_env,
+        ) {
+            Ok(d) => d,
+            Err(e) => {
+                errors.push(format!("page `{page}`: {e}"));
+                continue;
+            }
+        };
+        if let Some(d) = &donor {
+            let note = match &d.source {
+                kv::mooncake::Source::Lane(key) => {
+                    format!(
+                        "page `{page}`: the Mooncake donor block comes from lane `{key}` of this run"
+                    )
+                }
+                kv::mooncake::Source::Previous(file) => {
+                    format!("page `{page}`: the Mooncake donor block is carried from {file}")
+                }
+            };
+            notes.push(note);
+        }
+        let prev = (previous.get(&page), donor.map(|d| d.block));
+        match page::build(&page, drafts, &carried, prev, m, notes) {
             Ok(p) => pages.push(p),
             Err(e) => errors.push(e),
         }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::cells::{self, CellDraft, HARDWARE_ORDER};
 use super::lane::concs_text;
-use super::lane_manifest::{LaneManifest, MooncakeFrom};
+use super::lane_manifest::LaneManifest;
 use super::previous::{self, PreviousPage};
 use super::{encode, json, kv};
 use crate::data::{self, AgentxData, RunStatus};
@@ -37,15 +37,11 @@ pub(super) fn build(
     page: &str,
     mut drafts: Vec<CellDraft>,
     carried_lanes: &[String],
-    prev: Option<&PreviousPage>,
+    (prev, kv_mooncake): (Option<&PreviousPage>, Option<Value>),
     m: &LaneManifest,
     notes: &mut Vec<String>,
 ) -> Result<PageOut, String> {
     cells::finish_page(&mut drafts);
-    let kv_mooncake = match (m.kv_mooncake, prev) {
-        (MooncakeFrom::Previous, Some(p)) => p.kv_mooncake(),
-        _ => None,
-    };
     let facts = kv::facts(&drafts, kv_mooncake.is_some(), m, prev, notes)?;
     let slots = order(
         drafts.into_iter().zip(facts).collect(),

@@ -95,6 +95,16 @@ pub(super) struct RulesFile {
     router_args: Section,
     #[serde(default)]
     env: Section,
+    #[serde(default)]
+    kv_mooncake: MooncakeSection,
+}
+
+/// `[kv-mooncake]`: which env names belong to the Mooncake tier.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct MooncakeSection {
+    #[serde(default)]
+    env: Vec<String>,
 }
 
 /// The classified names.
@@ -104,6 +114,9 @@ pub(super) struct Rules {
     frontend_args: BTreeMap<String, Rule>,
     router_args: BTreeMap<String, Rule>,
     env: BTreeMap<String, Rule>,
+    /// Env a worker carries as a Mooncake store client: what the page's
+    /// donor block (`kvMooncake.env`, `.decode_env`) holds.
+    pub mooncake_env: Vec<String>,
 }
 
 impl Rules {
@@ -136,6 +149,11 @@ impl Rules {
             Scope::RouterArg,
             origin,
         )?;
+        for name in file.kv_mooncake.env {
+            if !self.mooncake_env.contains(&name) {
+                self.mooncake_env.push(name);
+            }
+        }
         add_section(&mut self.env, file.env, Scope::Env, origin)
     }
 

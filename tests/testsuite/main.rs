@@ -30,5 +30,6 @@ mod site_build;
 mod support;
 mod sync;
 mod sync_acceptance;
+mod sync_safety;
 mod untrusted_chapters;
 mod validation;

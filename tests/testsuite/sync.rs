@@ -33,6 +33,13 @@ pub(crate) fn sync(manifest: &Path, src: &Path, previous: Option<&Path>, out: &P
     cmd.output().expect("run mdbook-agentx")
 }
 
+/// A fresh, empty scratch directory.
+pub(crate) fn scratch_dir(name: &str) -> support::Scratch {
+    let dir = support::temp(name);
+    std::fs::create_dir(&dir).unwrap();
+    dir
+}
+
 pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -220,12 +227,6 @@ fn written_files_get_the_mode_of_any_new_file() {
 }
 
 /// An empty directory, removed with everything in it when dropped.
-fn scratch_dir(name: &str) -> support::Scratch {
-    let dir = support::temp(name);
-    std::fs::create_dir(&dir).unwrap();
-    dir
-}
-
 /// A git directory serves the same files as the snapshot folder. The test
 /// repository's work tree is the fixture snapshot itself; only `.git` is new.
 #[test]
@@ -339,7 +340,8 @@ fn unclassified_argument_names_file_variant_and_key() {
     assert!(err.contains("sync: nothing written"), "{err}");
     // Classified in the manifest's `[rules]`, the same lane syncs and keeps the flag.
     let dir = scratch_dir("rules");
-    let rules = "\n[rules.worker-args]\nkeep = [\"mystery-speedup\", \"another-mystery\"]\n\
+    let rules = "\n[defaults]\nkv-mooncake = \"none\"\n\
+                 [rules.worker-args]\nkeep = [\"mystery-speedup\", \"another-mystery\"]\n\
                  [rules.env]\ndrop.harness = [\"MYSTERY_SWITCH\"]\n";
     let lanes = lane("demo-fp8-b200-sglang-agentic-unclassified", SHA, "");
     std::fs::write(dir.join("lanes.toml"), format!("{HEAD}{rules}{lanes}")).unwrap();

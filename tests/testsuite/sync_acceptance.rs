@@ -26,7 +26,7 @@ const PAGES: [(&str, Option<&str>); 4] = [
 
 /// Identical command sets the DeepSeek-V4, DeepSeek-V4.1 and GLM-5.2
 /// manifests must reach together.
-const FLOOR: usize = 428;
+const FLOOR: usize = 452;
 
 /// What one manifest's sync gave, against the real page.
 struct Outcome {
@@ -136,6 +136,16 @@ fn acceptance_every_manifest_reproduces_its_real_page() {
         assert!(r.differing.is_empty(), "{name}: {}", detail.join("\n\n"));
         assert_eq!(r.identical, r.emitted);
         assert_cell_facts(&file, &pages.join(real));
+        // Every real page carries the same Mooncake donor block: built here
+        // from the DeepSeek-V4 GB300 lane, carried from --previous elsewhere.
+        assert_eq!(
+            object(&file)["kvMooncake"],
+            object(&pages.join(real))["kvMooncake"],
+            "{name}: kvMooncake"
+        );
+        let report = String::from_utf8_lossy(&o.stdout);
+        let built = "the Mooncake donor block comes from lane `dsv4-fp4-gb300-dynamo-sglang-agentic-disagg` of this run";
+        assert_eq!(report.contains(built), name == "deepseek-v4", "{report}");
         if name != "qwen3.8-flash-next" {
             together += r.identical;
         }
@@ -168,16 +178,20 @@ fn acceptance_syncs_are_reproducible() {
     }
 }
 
-/// The cells of a data file, as written.
-fn cells(path: &Path) -> Vec<Value> {
-    let v = if path.extension().is_some_and(|e| e == "jsx") {
+/// A data file's object, as written (JSON or the `.jsx` module form).
+fn object(path: &Path) -> Value {
+    if path.extension().is_some_and(|e| e == "jsx") {
         let text = support::read(path);
         let json = &text[text.find('{').unwrap()..=text.rfind('}').unwrap()];
         serde_json::from_str(json).unwrap()
     } else {
         raw(path)
-    };
-    v["cells"].as_array().unwrap().clone()
+    }
+}
+
+/// The cells of a data file, as written.
+fn cells(path: &Path) -> Vec<Value> {
+    object(path)["cells"].as_array().unwrap().clone()
 }
 
 /// Cell facts of every generated cell equal the real cell's, key by key as
