@@ -17,10 +17,11 @@ use crate::sync::{Key, decoded, raw, stderr, sync};
 
 /// Each manifest and the real page it regenerates (`None`: the page is not
 /// in `../shared`).
-const PAGES: [(&str, Option<&str>); 4] = [
+const PAGES: [(&str, Option<&str>); 5] = [
     ("deepseek-v4", Some("deepseek-v4.jsx")),
     ("deepseek-v4_1", Some("deepseek-v4_1.jsx")),
     ("glm-5.2", Some("glm-5.2.jsx")),
+    ("qwen3.5", None),
     ("qwen3.8-flash-next", Some("qwen3.8-flash-next.jsx")),
 ];
 
@@ -115,7 +116,13 @@ fn acceptance_every_manifest_reproduces_its_real_page() {
         assert!(o.status.success(), "{name}: sync failed:\n{}", stderr(&o));
         let file = written(&out);
         let ours = decoded(&file);
-        let Some(real) = real else { continue };
+        let Some(real) = real else {
+            eprintln!(
+                "sync acceptance: {name}: {} command sets emitted (no real page to compare with)",
+                ours.len()
+            );
+            continue;
+        };
         let theirs = decoded(&pages.join(real));
         let r = compare(&ours, &theirs);
         eprintln!(
@@ -280,3 +287,114 @@ const CELL_KEYS: [&str; 10] = [
 ];
 
 const PROV_KEYS: [&str; 7] = ["sha", "recipe", "run", "pr", "comment", "status", "date"];
+
+/// The Qwen3.5 page is not in `../shared`: its output is what the rules make
+/// of the stored lanes. It decodes (above) and passes `check`: its SGLang
+/// command lines against the registry of SGLang v0.5.17 (the July nightly's
+/// options exist together only in v0.5.17 to v0.5.19: `--mamba-max-states-per-path`
+/// first appears in v0.5.17, `--mamba-scheduler-strategy` last in v0.5.19, by
+/// the registries' history), its Dynamo worker lines against Dynamo 1.6.1's own
+/// options over that SGLang.
+#[test]
+fn acceptance_qwen35_page_passes_check() {
+    let (Some((src, pages)), Some(flags)) = (paths(), support::shared("reference/flags")) else {
+        return;
+    };
+    let book = support::temp("acceptance-qwen35");
+    let o = sync(&manifest("qwen3.5"), &src, Some(&pages), &book.join("data"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = written(&book.join("data"));
+    assert_eq!(decoded(&file).len(), 56);
+    // The cells, as the rules make them from the v1 recipes (checked by hand:
+    // agg TP2 on one 2-GPU node per the recipe's resources; disagg 1P1D on
+    // one node per role, TP4 on 4-GPU nodes, the c72 point TP2 on 2-GPU nodes;
+    // NEXTN 3-1-4; the row of its first point names each cell).
+    let summary: Vec<String> = cells(&file)
+        .iter()
+        .map(|c| {
+            let concs: Vec<String> = c["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["concs"].to_string())
+                .collect();
+            format!(
+                "{} | {} | {} | {} | {} | {}",
+                c["id"].as_str().unwrap(),
+                c["label"].as_str().unwrap(),
+                c["detail"].as_str().unwrap(),
+                c["gpus"],
+                c["submitted"].as_str().unwrap(),
+                concs.join(" ")
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "qwen3.5-fp4-gb300-dynamo-sglang-agentic-agg#0 | Agg TP2 | MTP 3-1-4 | 2 | sglang | [1] [24] [32] [40] [48] [52] [64]",
+            "qwen3.5-fp4-gb300-dynamo-sglang-agentic-disagg#0 | Disagg 1P1D \u{b7} prefill TP4 \u{b7} decode TP4 | MTP 3-1-4 | 8 | dynamo | [8] [16] [32] [64] [96] [128]",
+            "qwen3.5-fp4-gb300-dynamo-sglang-agentic-disagg#6 | Disagg 1P1D \u{b7} prefill TP2 \u{b7} decode TP2 | MTP 3-1-4 | 4 | dynamo | [72]",
+        ]
+    );
+    std::fs::create_dir_all(book.join("src")).unwrap();
+    std::fs::write(
+        book.join("src/SUMMARY.md"),
+        "# Summary\n\n- [Qwen3.5](q.md)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("src/q.md"),
+        "# Qwen3.5\n\n<<agentx page=\"Qwen3.5\">>\n",
+    )
+    .unwrap();
+    let sglang = flags.join("sglang.launch_server@v0.5.17.json");
+    let dynamo = book.join("dynamo.sglang@v1.6.1+sglang-v0.5.17.json");
+    std::fs::write(
+        &dynamo,
+        dynamo_over(&flags.join("dynamo.sglang@v1.6.1.json"), &sglang),
+    )
+    .unwrap();
+    let f = |name: &str| flags.join(name).display().to_string();
+    let toml = format!(
+        "[book]\nsrc = \"src\"\n\n[preprocessor.agentx]\ndata-dir = \"data\"\nallow-outside = true\n\n\
+         [preprocessor.agentx.registries]\ndefault = {{ \"sglang.launch_server\" = \"{}\", \"dynamo.sglang\" = \"{}\", \
+         \"sglang_router.launch_router\" = \"{}\", \"dynamo.frontend\" = \"{}\" }}\n",
+        sglang.display(),
+        dynamo.display(),
+        f("sglang_router.launch_router@v0.3.2.json"),
+        f("dynamo.frontend@v1.6.1.json"),
+    );
+    std::fs::write(book.join("book.toml"), toml).unwrap();
+    let report = mdbook_agentx::check(&book).unwrap();
+    let failures: Vec<String> = report
+        .failures
+        .iter()
+        .take(5)
+        .map(|f| format!("{f:?}"))
+        .collect();
+    assert!(
+        report.ok(),
+        "{failures:?} {:?} {:?}",
+        report.unconfigured,
+        report.tiers
+    );
+}
+
+/// Dynamo's own options (its layers other than `sglang`) over another
+/// SGLang release's: the parser `dynamo.sglang` runs inside that image.
+fn dynamo_over(dynamo: &Path, sglang: &Path) -> String {
+    let mut d: Value = serde_json::from_str(&support::read(dynamo)).unwrap();
+    let s: Value = serde_json::from_str(&support::read(sglang)).unwrap();
+    let mut flags: Vec<Value> = d["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["layer"] != "sglang")
+        .cloned()
+        .collect();
+    flags.extend(s["flags"].as_array().unwrap().iter().cloned());
+    d["flag_count"] = Value::from(flags.len());
+    d["flags"] = Value::Array(flags);
+    d.to_string()
+}
