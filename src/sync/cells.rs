@@ -4,7 +4,7 @@
 
 use super::lane::{LanePoint, LaneResult, Outcome, concs_text};
 use super::lane_manifest::{Lane, LaneManifest};
-use crate::data::{ImageStatus, Router};
+use crate::data::{BlockKind, ImageStatus, KvTier, Router};
 
 /// Chip order of hardware on a page (research/generator.md §2.5).
 pub(super) const HARDWARE_ORDER: [&str; 6] = ["gb300", "gb200", "b300", "b200", "h200", "h100"];
@@ -71,9 +71,23 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
         return Ok(Vec::new());
     };
     let lane = &result.lane;
+    let declared = |item: usize| {
+        result
+            .entry
+            .rows
+            .get(item)
+            .and_then(|r| r.kv_offloading.clone())
+    };
     let mut cells: Vec<CellDraft> = Vec::new();
     for p in points {
-        if let Some(c) = cells.iter_mut().find(|c| c.label == p.label) {
+        // One cell per deployment label and declared tier; a point whose
+        // concurrencies the cell already serves starts a twin.
+        let fits = |c: &CellDraft| {
+            c.label == p.label
+                && declared(c.points[0].item) == declared(p.item)
+                && !c.points.iter().any(|q| q.concs == p.concs)
+        };
+        if let Some(c) = cells.iter_mut().find(|c| fits(c)) {
             check_same(c, p)
                 .map_err(|e| format!("{}: lane `{}`: {e}", lane.at, lane.config_key))?;
             c.disclosures.extend(p.disclosures.iter().cloned());
@@ -100,7 +114,78 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
             points: vec![p.clone()],
         });
     }
+    name_twins(&mut cells);
     Ok(cells)
+}
+
+/// Cells of one lane that a reader could not tell apart (same hardware,
+/// checkpoint, label and detail) get what differs in their detail: the tier
+/// they measured (` · measured with HiCache`), else the first worker flag whose
+/// value differs (` · --max-running-requests 4`); and cells that start from
+/// the same search-space row get `@c<first concurrency>` in their id.
+fn name_twins(cells: &mut [CellDraft]) {
+    let suffixes: Vec<Option<String>> = (0..cells.len())
+        .map(|i| {
+            let c = &cells[i];
+            let twin = cells.iter().enumerate().find(|(j, o)| {
+                *j != i
+                    && o.hw == c.hw
+                    && o.ckpt == c.ckpt
+                    && o.label == c.label
+                    && o.detail == c.detail
+            })?;
+            Some(twin_suffix(c, twin.1))
+        })
+        .collect();
+    for (c, s) in cells.iter_mut().zip(suffixes) {
+        if let Some(s) = s {
+            c.detail = format!("{} \u{b7} {s}", c.detail);
+        }
+    }
+    let items: Vec<usize> = cells.iter().map(|c| c.points[0].item).collect();
+    for c in cells.iter_mut() {
+        let item = c.points[0].item;
+        if items.iter().filter(|i| **i == item).count() > 1 {
+            c.id = format!("{}@c{}", c.id, c.points[0].first_conc());
+        }
+    }
+}
+
+/// What tells `c` from its twin `o`.
+fn twin_suffix(c: &CellDraft, o: &CellDraft) -> String {
+    let (kc, ko) = (c.points[0].kv, o.points[0].kv);
+    if kc != ko {
+        let tier = match kc {
+            KvTier::None => "no KV offload",
+            KvTier::Hicache => "HiCache",
+            KvTier::Mooncake => "Mooncake",
+        };
+        return format!("measured with {tier}");
+    }
+    // Worker arguments in block order (prefill, decode, agg), as `(block, arg)`.
+    let worker = |d: &CellDraft| {
+        let p = &d.points[0];
+        let blocks = &p.routers.by_router[&p.routers.submitted].blocks;
+        let workers = blocks.iter().filter(|b| b.kind == BlockKind::Worker);
+        workers
+            .enumerate()
+            .flat_map(|(i, b)| b.args.iter().map(move |a| (i, a.clone())))
+            .collect::<Vec<_>>()
+    };
+    let theirs = worker(o);
+    worker(c)
+        .into_iter()
+        .find(|a| !theirs.contains(a))
+        .map(|(_, a)| a)
+        .map_or_else(
+            || c.lane.config_key.clone(),
+            |a| {
+                std::iter::once(a.flag)
+                    .chain(a.values)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
+        )
 }
 
 fn check_same(c: &CellDraft, p: &LanePoint) -> Result<(), String> {

@@ -353,7 +353,8 @@ fn variants_of(
         ) => {
             let all = recipe::variants(&found.doc).map_err(|e| format!("{at}: {e}"))?;
             for &conc in &row.concs {
-                let v = recipe::bind_single_node(&all, conc, (*tp, *ep, *dp_attn))
+                let kv = row.kv_offloading.as_deref();
+                let v = recipe::bind_single_node(&all, conc, (*tp, *ep, *dp_attn), kv)
                     .map_err(|e| format!("{at}: {e}"))?;
                 out.push((vec![conc], v, found.clone()));
             }

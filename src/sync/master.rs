@@ -27,6 +27,9 @@ pub(super) struct Row {
     pub item: usize,
     pub concs: Vec<u32>,
     pub spec_decoding: Option<String>,
+    /// `kv-offloading` as the row declares it (`none`, `dram`, …): rows of a
+    /// lane that declare different tiers are different cells.
+    pub kv_offloading: Option<String>,
     pub kind: RowKind,
 }
 
@@ -178,6 +181,7 @@ fn row(item: usize, r: &Node) -> Result<Row, String> {
         item,
         concs,
         spec_decoding,
+        kv_offloading: r.get("kv-offloading").and_then(|k| k.python_str()),
         kind,
     })
 }

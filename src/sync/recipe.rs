@@ -210,11 +210,14 @@ pub(super) const EP_NAMES: &[&str] = &["expert-parallel-size", "ep-size", "ep"];
 /// The single-node binding: the variant whose `benchmark.env.CONC` is `conc`,
 /// whose agg tensor/expert parallel sizes are the row's `tp`/`ep` (a size the
 /// variant leaves unset counts as 1, and so does a row without `ep`), and
-/// whose DP attention is the row's `dp-attn` (docs/sync.md, "Points").
+/// whose DP attention is the row's `dp-attn`; a variant that names its KV
+/// offload (`benchmark.env.KV_OFFLOADING`) must name the row's
+/// `kv-offloading` (docs/sync.md, "Points").
 pub(super) fn bind_single_node(
     all: &[Variant],
     conc: u32,
     (tp, ep, dp_attn): (Option<i64>, Option<i64>, bool),
+    kv_offloading: Option<&str>,
 ) -> Result<Variant, String> {
     let ep = Some(ep.unwrap_or(1));
     if let [only] = all
@@ -239,10 +242,18 @@ pub(super) fn bind_single_node(
             let dp = role_arg(&v.node, "agg", &["enable-dp-attention"])
                 .and_then(|n| n.as_bool())
                 .unwrap_or(false);
+            // A variant that names its KV offload must name the row's.
+            let kv = v
+                .node
+                .get("benchmark")
+                .and_then(|b| b.get("env"))
+                .and_then(|e| e.get("KV_OFFLOADING"))
+                .and_then(|k| k.python_str());
             c.as_deref() == Some(conc.to_string().as_str())
                 && tp.is_none_or(|t| size(v, TP_NAMES) == t)
                 && ep.is_none_or(|e| size(v, EP_NAMES) == e)
                 && dp == dp_attn
+                && kv.is_none_or(|k| kv_offloading.is_none_or(|r| r == k))
         })
         .collect();
     match matches.as_slice() {
@@ -340,15 +351,15 @@ mod tests {
         )
         .unwrap();
         let all = variants(&doc).unwrap();
-        let v = bind_single_node(&all, 1, (Some(4), None, false)).unwrap();
+        let v = bind_single_node(&all, 1, (Some(4), None, false), None).unwrap();
         assert_eq!(v.label(), "override_tp4_c1");
         assert!(
-            bind_single_node(&all, 1, (None, None, false))
+            bind_single_node(&all, 1, (None, None, false), None)
                 .unwrap_err()
                 .contains("several")
         );
         assert!(
-            bind_single_node(&all, 2, (Some(2), None, false))
+            bind_single_node(&all, 2, (Some(2), None, false), None)
                 .unwrap_err()
                 .contains("CONC = 2")
         );
@@ -359,7 +370,7 @@ mod tests {
         )
         .unwrap();
         let all = variants(&dep).unwrap();
-        let pick = |ep, dp| bind_single_node(&all, 32, (Some(8), ep, dp)).unwrap();
+        let pick = |ep, dp| bind_single_node(&all, 32, (Some(8), ep, dp), None).unwrap();
         assert_eq!(pick(None, false).label(), "override_tp8_c32");
         assert_eq!(pick(Some(8), true).label(), "override_dep8_c32");
     }

@@ -423,3 +423,48 @@ fn malformed_manifests_name_the_line() {
         "{err}"
     );
 }
+
+/// Twins: cells of one lane a reader could not otherwise tell apart. Rows
+/// that declare different KV offloading are different cells even at the same
+/// concurrencies, named by the tier they measured; a row repeating another's
+/// concurrency is a twin named by the first worker flag that differs.
+#[test]
+fn twin_cells_say_what_differs() {
+    let dir = scratch_dir("twins");
+    let lanes = format!(
+        "{HEAD}\n[defaults]\nkv-mooncake = \"none\"\n[cluster.b200-example]\nenv = {{}}\n{}{}",
+        lane("demo-fp8-b200-sglang-agentic-twins", SHA, ""),
+        lane("demo-fp8-b200-dynamo-sglang-agentic-twins", SHA, ""),
+    );
+    std::fs::write(dir.join("lanes.toml"), lanes).unwrap();
+    let o = sync(
+        &dir.join("lanes.toml"),
+        &fixture("snapshot"),
+        None,
+        &dir.join("out"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let data = raw(&dir.join("out/agentx-demo-30b.json"));
+    let cells: Vec<String> = data["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} | {} | {}",
+                c["id"].as_str().unwrap(),
+                c["detail"].as_str().unwrap(),
+                c["points"].as_array().unwrap().len()
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            "demo-fp8-b200-sglang-agentic-twins#0 | MTP 3-1-4 \u{b7} measured with no KV offload | 2",
+            "demo-fp8-b200-sglang-agentic-twins#1 | MTP 3-1-4 \u{b7} measured with HiCache | 2",
+            "demo-fp8-b200-dynamo-sglang-agentic-twins#0 | MTP 1-1-2 \u{b7} --max-running-requests 16 | 1",
+            "demo-fp8-b200-dynamo-sglang-agentic-twins#1 | MTP 1-1-2 \u{b7} --max-running-requests 8 | 1",
+        ]
+    );
+}
