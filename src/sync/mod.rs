@@ -24,6 +24,7 @@ mod kv;
 mod lane;
 mod lane_manifest;
 mod master;
+mod output;
 mod page;
 mod previous;
 mod reader;
@@ -37,14 +38,21 @@ mod yaml;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::decode::DecodedPage;
 use crate::manifest::ManifestDiff;
-use lane::{LaneResult, Outcome};
-use page::PageOut;
 use previous::PreviousPage;
+
+/// The form a data file is written in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DataFormat {
+    /// Plain JSON (`.json`).
+    #[default]
+    Json,
+    /// The JS module the cookbook keeps (`.jsx`: `export const agentx = {…};`).
+    Jsx,
+}
 
 /// What [`sync`] reads and where it writes (the `sync` command's arguments).
 #[derive(Debug, Clone)]
@@ -59,6 +67,10 @@ pub struct SyncOptions {
     /// The current data directory: carried-over lanes, the Mooncake donor and
     /// file names come from it, and the report compares against it.
     pub previous: Option<PathBuf>,
+    /// The form of pages that are not in `previous` (a page that is keeps its form).
+    pub format: DataFormat,
+    /// Write a page although `previous` holds its lanes under another page name.
+    pub allow_rename: bool,
 }
 
 /// A finished sync: every data file was written.
@@ -230,13 +242,8 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
         });
     }
     let mut notes = Vec::new();
-    let pages = build_pages(
-        &m,
-        &results,
-        &previous,
-        options.previous.is_some(),
-        &mut notes,
-    )?;
+    let pages = output::build_pages(&m, &results, &previous, options, &mut notes)?;
+    output::check_renames(&pages, &previous, options.allow_rename).map_err(SyncFailure::new)?;
     notes.push(
         "nginx.conf files are written by this tool (srt-slurm's patched template is not \
          available offline); the commands do not depend on their text"
@@ -255,136 +262,12 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
         .previous
         .is_some()
         .then(|| report::compare(&pages, &previous));
-    let written = write_pages(&options.out, &pages).map_err(|e| SyncFailure::new(vec![e]))?;
+    let written =
+        output::write_pages(&options.out, &pages).map_err(|e| SyncFailure::new(vec![e]))?;
     Ok(Synced {
         written,
         pages: pages.into_iter().map(|p| p.decoded).collect(),
         comparison,
         report,
     })
-}
-
-fn build_pages(
-    m: &lane_manifest::LaneManifest,
-    results: &[LaneResult],
-    previous: &BTreeMap<String, PreviousPage>,
-    has_previous: bool,
-    notes: &mut Vec<String>,
-) -> Result<Vec<PageOut>, SyncFailure> {
-    let mut pages = Vec::new();
-    let mut errors = Vec::new();
-    for page in m.pages() {
-        let mut drafts = Vec::new();
-        let mut carried = Vec::new();
-        for r in results.iter().filter(|r| r.lane.page == page) {
-            match &r.outcome {
-                Outcome::Rendered(_) => match cells::group(r, m) {
-                    Ok(c) => drafts.extend(c),
-                    Err(e) => errors.push(e),
-                },
-                Outcome::CarriedOver if !has_previous => errors.push(format!(
-                    "{}: lane `{}`: carry-over needs --previous",
-                    r.lane.at, r.lane.config_key
-                )),
-                Outcome::CarriedOver => carried.push(r.lane.config_key.clone()),
-            }
-        }
-        if !errors.is_empty() {
-            continue;
-        }
-        let donor = match kv::mooncake::donor(
-            &m.kv_mooncake,
-            results,
-            &page,
-            previous,
-            &m.rules.mooncake_env,
-        ) {
-            Ok(d) => d,
-            Err(e) => {
-                errors.push(format!("page `{page}`: {e}"));
-                continue;
-            }
-        };
-        if let Some(d) = &donor {
-            let note = match &d.source {
-                kv::mooncake::Source::Lane(key) => {
-                    format!(
-                        "page `{page}`: the Mooncake donor block comes from lane `{key}` of this run"
-                    )
-                }
-                kv::mooncake::Source::Previous(file) => {
-                    format!("page `{page}`: the Mooncake donor block is carried from {file}")
-                }
-            };
-            notes.push(note);
-        }
-        let prev = (previous.get(&page), donor.map(|d| d.block));
-        match page::build(&page, drafts, &carried, prev, m, notes) {
-            Ok(p) => pages.push(p),
-            Err(e) => errors.push(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(pages)
-    } else {
-        Err(SyncFailure::new(errors))
-    }
-}
-
-/// Another data file in `out` that holds one of the pages under a different
-/// name would leave the page twice: refused before anything is written.
-fn check_no_twins(out: &Path, pages: &[PageOut]) -> Result<(), String> {
-    if !out.is_dir() {
-        return Ok(());
-    }
-    let files = crate::data::data_files_in(out).map_err(|e| format!("{e:#}"))?;
-    for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        let Ok(page) = crate::data::page_name(&text, &f) else {
-            continue;
-        };
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
-        if let Some(p) = pages.iter().find(|p| p.page == page)
-            && name.as_deref() != Some(p.file_name.as_str())
-        {
-            return Err(format!(
-                "{} already holds page `{page}`; writing {} beside it would leave the page twice \
-                 (remove it, or write to another --out)",
-                f.display(),
-                p.file_name
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Writes every page to a temporary file beside its target first, then renames
-/// them all: a failed write leaves the directory as it was (the temporary
-/// files are removed when dropped).
-fn write_pages(out: &Path, pages: &[PageOut]) -> Result<Vec<PathBuf>, String> {
-    check_no_twins(out, pages)?;
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let mut staged = Vec::new();
-    for p in pages {
-        let target = out.join(&p.file_name);
-        let cannot = |e: std::io::Error| format!("cannot write {}: {e}", target.display());
-        let prefix = format!(".{}.", p.file_name);
-        let mut b = tempfile::Builder::new();
-        b.prefix(&prefix);
-        // The mode any new file gets (umask applies), not tempfile's private one.
-        #[cfg(unix)]
-        b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let mut tmp = b.tempfile_in(out).map_err(cannot)?;
-        tmp.write_all(p.text.as_bytes()).map_err(cannot)?;
-        staged.push((tmp, target));
-    }
-    let mut written = Vec::new();
-    for (tmp, target) in staged {
-        tmp.persist(&target)
-            .map_err(|e| format!("cannot write {}: {}", target.display(), e.error))?;
-        written.push(target);
-    }
-    Ok(written)
 }

@@ -33,14 +33,28 @@ enum Slot {
     Carried(usize),
 }
 
+/// What a page is built with besides its cells.
+pub(super) struct PageContext<'a> {
+    pub prev: Option<&'a PreviousPage>,
+    /// The Mooncake donor block, when the page has one.
+    pub kv_mooncake: Option<Value>,
+    /// The form of a page `--previous` does not hold.
+    pub format: super::DataFormat,
+}
+
 pub(super) fn build(
     page: &str,
     mut drafts: Vec<CellDraft>,
     carried_lanes: &[String],
-    (prev, kv_mooncake): (Option<&PreviousPage>, Option<Value>),
+    ctx: PageContext<'_>,
     m: &LaneManifest,
     notes: &mut Vec<String>,
 ) -> Result<PageOut, String> {
+    let PageContext {
+        prev,
+        kv_mooncake,
+        format,
+    } = ctx;
     cells::finish_page(&mut drafts);
     let facts = kv::facts(&drafts, kv_mooncake.is_some(), m, prev, notes)?;
     let slots = order(
@@ -72,8 +86,15 @@ pub(super) fn build(
         Value::Object(parts.files.into_iter().collect()),
     );
     doc.insert("cells".into(), Value::Array(parts.cells));
-    let text = json::to_text(&Value::Object(doc));
-    let file_name = prev.map_or_else(|| default_name(page), PreviousPage::json_name);
+    let doc = Value::Object(doc);
+    let json_text = json::to_text(&doc);
+    // A page keeps the form and name it has; a new one takes the format asked for.
+    let format = prev.map_or(format, PreviousPage::format);
+    let text = match format {
+        super::DataFormat::Json => json_text,
+        super::DataFormat::Jsx => json::module_text(&doc, &json_text),
+    };
+    let file_name = prev.map_or_else(|| default_name(page, format), PreviousPage::file_name);
     finish(page, file_name, text, &slots, parts.carried, prev)
 }
 
@@ -215,8 +236,8 @@ fn hardware_json(ids: &[String], prev: Option<&PreviousPage>) -> Value {
     )
 }
 
-/// `DeepSeek-V4.1` → `agentx-deepseek-v4.1.json`.
-fn default_name(page: &str) -> String {
+/// `DeepSeek-V4.1` → `agentx-deepseek-v4.1.json` (`.jsx` as a module).
+fn default_name(page: &str, format: super::DataFormat) -> String {
     let mut slug = String::new();
     for ch in page.chars() {
         let c = ch.to_ascii_lowercase();
@@ -226,7 +247,11 @@ fn default_name(page: &str) -> String {
             slug.push('-');
         }
     }
-    format!("agentx-{}.json", slug.trim_matches('-'))
+    let ext = match format {
+        super::DataFormat::Json => "json",
+        super::DataFormat::Jsx => "jsx",
+    };
+    format!("agentx-{}.{ext}", slug.trim_matches('-'))
 }
 
 /// Parses and decodes the text; every rendered point must decode to exactly

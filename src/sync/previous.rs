@@ -133,14 +133,21 @@ impl PreviousPage {
         self.raw.get("files").and_then(|f| f.get(key)).cloned()
     }
 
-    /// The file name this page had, as `<stem>.json`.
-    pub(super) fn json_name(&self) -> String {
-        let stem = self
-            .path
-            .file_stem()
+    /// The file name this page had.
+    pub(super) fn file_name(&self) -> String {
+        self.path
+            .file_name()
             .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        format!("{stem}.json")
+            .unwrap_or_default()
+    }
+
+    /// The form this page had: a `.jsx` module or JSON.
+    pub(super) fn format(&self) -> super::DataFormat {
+        if self.path.extension().is_some_and(|e| e == "jsx") {
+            super::DataFormat::Jsx
+        } else {
+            super::DataFormat::Json
+        }
     }
 }
 
