@@ -68,5 +68,8 @@ pub use crate::site::engine::{Change, Engine, Rebuild};
 pub use crate::site::export::{export_offline, single_file as export_single_file};
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
-pub use crate::sync::{DataFormat, SyncFailure, SyncOptions, Synced, UnclassifiedName, sync};
+pub use crate::sync::{
+    DataFormat, LostField, PageChanges, RemovedCell, SyncFailure, SyncOptions, Synced,
+    UnclassifiedName, sync,
+};
 pub use crate::util::alloc::tune_allocator;

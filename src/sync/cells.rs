@@ -67,17 +67,11 @@ impl CellDraft {
 
 /// The cells of one rendered lane, in point order.
 pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDraft>, String> {
-    let Outcome::Rendered(points) = &result.outcome else {
+    let (Outcome::Rendered(points), Some(entry)) = (&result.outcome, &result.entry) else {
         return Ok(Vec::new());
     };
     let lane = &result.lane;
-    let declared = |item: usize| {
-        result
-            .entry
-            .rows
-            .get(item)
-            .and_then(|r| r.kv_offloading.clone())
-    };
+    let declared = |item: usize| entry.rows.get(item).and_then(|r| r.kv_offloading.clone());
     let mut cells: Vec<CellDraft> = Vec::new();
     for p in points {
         // One cell per deployment label and declared tier; a point whose
@@ -99,7 +93,7 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
             id: format!("{}#{}", lane.config_key, p.item),
             lane: lane.clone(),
             hw: p.hw.clone(),
-            ckpt: result.entry.model.clone(),
+            ckpt: entry.model.clone(),
             label: p.label.clone(),
             detail: p.detail.clone(),
             gpus: p.gpus,
@@ -108,7 +102,7 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
             image_commit,
             submitted: p.routers.submitted,
             speculates: p.golden_al.is_some(),
-            setup: cluster_setup(m, &result.entry.runner, p.routers.submitted),
+            setup: cluster_setup(m, &entry.runner, p.routers.submitted),
             disclosures: p.disclosures.clone(),
             recipe_path: p.recipe_path.clone(),
             points: vec![p.clone()],

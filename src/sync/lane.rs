@@ -62,7 +62,8 @@ pub(super) enum Outcome {
 #[derive(Debug, Clone)]
 pub(super) struct LaneResult {
     pub lane: Lane,
-    pub entry: MasterEntry,
+    /// The master entry a rendered lane was read from (a carried lane reads none).
+    pub entry: Option<MasterEntry>,
     pub outcome: Outcome,
     /// Rows left out by `rows = [...]`.
     pub excluded_rows: Vec<usize>,
@@ -95,27 +96,32 @@ pub(super) fn translate(
 ) -> Result<LaneResult, LaneFailure> {
     let fail = |e: String| format!("{}: lane `{}`: {e}", lane.at, lane.config_key);
     let mut notes = Vec::new();
-    check_commit(lane, reader, &mut notes).map_err(fail)?;
-    let entry = master_entry(lane, reader).map_err(fail)?;
-    let (rows, excluded_rows) = pick_rows(lane, &entry).map_err(fail)?;
-    if rows.iter().any(|r| matches!(r.kind, RowKind::Bash)) || lane.carry_over {
-        if !lane.carry_over {
-            return Err(LaneFailure::from(fail(format!(
-                "a bash-script lane (search-space rows without `srt-recipe:`): the generator does \
-                 not evaluate upstream bash; set `carry-over = true` to keep its cells from the \
-                 --previous data file (at {})",
-                entry.at
-            ))));
-        }
+    if lane.carry_over {
+        // Its cells come from --previous as they are: nothing is read.
         return Ok(LaneResult {
             lane: lane.clone(),
-            entry,
+            entry: None,
             outcome: Outcome::CarriedOver,
-            excluded_rows,
+            excluded_rows: Vec::new(),
             notes,
         });
     }
-    let recipe_commit = lane.recipe_commit.as_deref().unwrap_or(&lane.commit);
+    let commit = lane
+        .commit
+        .as_deref()
+        .ok_or_else(|| fail("no `commit`".into()))?;
+    check_commit(lane, commit, reader, &mut notes).map_err(fail)?;
+    let entry = master_entry(lane, commit, reader).map_err(fail)?;
+    let (rows, excluded_rows) = pick_rows(lane, &entry).map_err(fail)?;
+    if rows.iter().any(|r| matches!(r.kind, RowKind::Bash)) {
+        return Err(LaneFailure::from(fail(format!(
+            "a bash-script lane (search-space rows without `srt-recipe:`): the generator does \
+             not evaluate upstream bash; set `carry-over = true` to keep its cells from the \
+             --previous data file (at {})",
+            entry.at
+        ))));
+    }
+    let recipe_commit = lane.recipe_commit.as_deref().unwrap_or(commit);
     let cluster_env = cluster_env(m, &entry);
     let mut points = Vec::new();
     let mut failure = LaneFailure::default();
@@ -153,7 +159,7 @@ pub(super) fn translate(
     notes.extend(guessed_notes(lane, &points));
     Ok(LaneResult {
         lane: lane.clone(),
-        entry,
+        entry: Some(entry),
         outcome: Outcome::Rendered(points),
         excluded_rows,
         notes,
@@ -165,13 +171,14 @@ pub(super) fn translate(
 /// the manifest) only records it, and the report says so.
 fn check_commit(
     lane: &Lane,
+    commit: &str,
     reader: &mut Reader<'_>,
     notes: &mut Vec<String>,
 ) -> Result<(), String> {
     let reads_at_commit = (lane.master_commit.is_none() && lane.master_entry.is_none())
         || lane.recipe_commit.is_none()
         || lane.curves.is_none();
-    match reader.resolve(&lane.commit) {
+    match reader.resolve(commit) {
         Ok(_) => Ok(()),
         Err(e) if reads_at_commit => Err(e),
         Err(_) => {
@@ -179,7 +186,7 @@ fn check_commit(
                 "commit {} is not in the source; nothing is read there (the master entry, \
                  recipes and curves come from what the manifest names), so it is only recorded \
                  as prov.sha",
-                lane.commit
+                commit
             ));
             Ok(())
         }
@@ -249,14 +256,14 @@ fn image_notes(entry: &MasterEntry, points: &[LanePoint]) -> Vec<String> {
     out
 }
 
-fn master_entry(lane: &Lane, reader: &mut Reader<'_>) -> Result<MasterEntry, String> {
+fn master_entry(lane: &Lane, commit: &str, reader: &mut Reader<'_>) -> Result<MasterEntry, String> {
     if let Some((text, at)) = &lane.master_entry {
         let doc = yaml::parse(text).map_err(|e| format!("{at}: master-entry: {e}"))?;
         let wrapped = yaml::Node::new(yaml::Value::Map(vec![(lane.config_key.clone(), doc)]), 1);
         return master::entry(&wrapped, &lane.config_key, &format!("{at} (master-entry)"))?
             .ok_or_else(|| "master-entry is empty".to_string());
     }
-    let commit = lane.master_commit.as_deref().unwrap_or(&lane.commit);
+    let commit = lane.master_commit.as_deref().unwrap_or(commit);
     let found = reader
         .yaml(commit, MASTER_PATH)?
         .ok_or_else(|| format!("{MASTER_PATH} is not at commit {commit}"))?;

@@ -89,7 +89,8 @@ struct RawImage {
 struct RawLane {
     page: String,
     config_key: String,
-    commit: Spanned<String>,
+    #[serde(default)]
+    commit: Option<Spanned<String>>,
     status: RunStatus,
     #[serde(default)]
     pr: Option<u64>,
@@ -186,8 +187,9 @@ pub(super) struct Lane {
     pub at: String,
     pub page: String,
     pub config_key: String,
-    /// 40 hex digits: what the data records as `prov.sha`.
-    pub commit: String,
+    /// 40 hex digits: what the data records as `prov.sha`. Always set for a
+    /// rendered lane; a carry-over lane may leave it out.
+    pub commit: Option<String>,
     pub status: RunStatus,
     pub pr: Option<String>,
     /// `<id>` or `<id>/attempts/<n>`.
@@ -411,11 +413,17 @@ fn lane(
     if raw.page.trim().is_empty() {
         err("`page` is empty".into());
     }
-    if !is_full_sha(raw.commit.get_ref()) {
-        err(format!(
+    match &raw.commit {
+        Some(c) if !is_full_sha(c.get_ref()) => err(format!(
             "commit = \"{}\": write the full 40-digit commit id (it is recorded as prov.sha)",
-            raw.commit.get_ref()
-        ));
+            c.get_ref()
+        )),
+        None if !raw.carry_over => err(
+            "`commit` is missing: write the full 40-digit commit id the lane is rendered at \
+             (only a carry-over lane, which reads nothing, may leave it out)"
+                .into(),
+        ),
+        _ => {}
     }
     for (key, c) in [
         ("master-commit", &raw.master_commit),
@@ -448,7 +456,10 @@ fn lane(
         at: here,
         page: raw.page.clone(),
         config_key: raw.config_key.clone(),
-        commit: raw.commit.get_ref().to_ascii_lowercase(),
+        commit: raw
+            .commit
+            .as_ref()
+            .map(|c| c.get_ref().to_ascii_lowercase()),
         status: raw.status,
         pr: raw.pr.map(|p| p.to_string()),
         run: raw.run.map(|r| match raw.attempt {

@@ -16,6 +16,7 @@
 //! mirrors), `manifest` (the comparison with `--previous`), `util`.
 
 mod cells;
+mod changes;
 mod doors;
 mod encode;
 mod golden;
@@ -42,6 +43,7 @@ use std::path::PathBuf;
 
 use crate::decode::DecodedPage;
 use crate::manifest::ManifestDiff;
+pub use changes::{LostField, PageChanges, RemovedCell};
 use previous::PreviousPage;
 
 /// The form a data file is written in.
@@ -82,6 +84,8 @@ pub struct Synced {
     pages: Vec<DecodedPage>,
     /// Against `--previous`: the written pages' command sets, compared.
     comparison: Option<ManifestDiff>,
+    /// Against `--previous`: what each page loses.
+    changes: Vec<PageChanges>,
     report: report::Report,
 }
 
@@ -101,6 +105,13 @@ impl Synced {
         let pages = pages_table(&self.pages);
         let comparison = self.comparison.as_ref().map(comparison_table);
         self.report.markdown(&pages, comparison.as_deref())
+    }
+
+    /// Against `--previous`, per page written: the cells removed (lanes not
+    /// in the manifest, or no longer made by theirs) and the fields a
+    /// regenerated cell loses (hand-added setup steps, labels, …).
+    pub fn changes(&self) -> &[PageChanges] {
+        &self.changes
     }
 }
 
@@ -249,8 +260,22 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
          available offline); the commands do not depend on their text"
             .to_string(),
     );
+    let changes: Vec<PageChanges> = pages
+        .iter()
+        .filter_map(|p| {
+            let prev = previous.get(&p.page)?;
+            let lanes: Vec<&str> = m
+                .lanes
+                .iter()
+                .filter(|l| l.page == p.page)
+                .map(|l| l.config_key.as_str())
+                .collect();
+            Some(changes::of(p, prev, &lanes))
+        })
+        .collect();
     let previous_dir = options.previous.as_ref().map(|p| p.display().to_string());
     let report = report::Report::new(&report::Input {
+        changes: &changes,
         manifest: &m,
         source: reader.describe(),
         pages: &pages,
@@ -268,6 +293,7 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
         written,
         pages: pages.into_iter().map(|p| p.decoded).collect(),
         comparison,
+        changes,
         report,
     })
 }

@@ -67,7 +67,7 @@ pub(super) fn build(
     let mut doc = Map::new();
     doc.insert("model".into(), json!(page));
     doc.insert("generatedOn".into(), json!(m.source.generated_on));
-    doc.insert("source".into(), source(m));
+    doc.insert("source".into(), source(m, prev));
     doc.insert("hardware".into(), hardware_json(&parts.hardware, prev));
     doc.insert(
         "checkpoints".into(),
@@ -198,13 +198,20 @@ fn order(
     Ok(keyed.into_iter().map(|(_, s)| s).collect())
 }
 
-/// `{repo, main, prs}`: every lane of the sync still awaiting merge, in manifest order.
-fn source(m: &LaneManifest) -> Value {
+/// `{repo, main, prs}`: every lane of the sync still awaiting merge, in
+/// manifest order (a carried lane without a commit keeps the previous page's entry).
+fn source(m: &LaneManifest, prev: Option<&PreviousPage>) -> Value {
     let mut prs = Map::new();
     for l in &m.lanes {
         let (Some(pr), RunStatus::VerifiedPr | RunStatus::InProgress) = (&l.pr, l.status) else {
             continue;
         };
+        if l.commit.is_none() {
+            if let Some(entry) = prev.and_then(|p| p.raw.get("source")?.get("prs")?.get(pr)) {
+                prs.entry(pr.clone()).or_insert_with(|| entry.clone());
+            }
+            continue;
+        }
         let run = l.run.as_ref().map(|r| {
             let id = r.split('/').next().unwrap_or(r);
             format!("{}/actions/runs/{id}", m.source.repo_url)

@@ -22,6 +22,8 @@ pub(super) struct Input<'a> {
     /// `--previous`, when given.
     pub(super) previous_dir: Option<&'a str>,
     pub(super) notes: &'a [String],
+    /// Against `--previous`: what each page loses.
+    pub(super) changes: &'a [super::PageChanges],
 }
 
 /// The comparison with the previous data, for the pages this sync writes.
@@ -110,6 +112,7 @@ fn lanes_and_notes(input: &Input<'_>) -> String {
     for r in input.lanes {
         out.push_str(&lane_row(r, input.pages));
     }
+    out.push_str(&super::changes::markdown(input.changes));
     if !m.skips.is_empty() {
         out.push_str("\n## Skipped lanes\n\n");
         for s in &m.skips {
@@ -175,7 +178,7 @@ fn lane_row(r: &LaneResult, pages: &[PageOut]) -> String {
     format!(
         "| {} | `{key}`{how} | `{}` | {} | {cells} | {points} | {left_out} |\n",
         r.lane.page,
-        short(&r.lane.commit),
+        r.lane.commit.as_deref().map_or("\u{2014}", short),
         status_id(r.lane.status)
     )
 }

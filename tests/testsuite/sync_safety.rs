@@ -227,3 +227,108 @@ fn jsx_pages_stay_jsx_modules() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(dir.join("new/agentx-other-page.jsx").is_file());
 }
+
+/// The report says what a page loses: cells of lanes left out of the
+/// manifest, and hand-added fields a regenerated cell does not keep (it used
+/// to say only "0 changed").
+#[test]
+fn the_report_lists_removed_cells_and_lost_fields() {
+    let dir = scratch_dir("losses");
+    let first = dir.join("first");
+    let manifest = manifest_with(&dir, "");
+    let o = sync(
+        &manifest,
+        &fixture("snapshot"),
+        Some(&fixture("previous")),
+        &first,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A maintainer's hand edits of the page.
+    let file = first.join("agentx-demo.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let edited = text
+        .replacen(
+            "\"setup\": [],",
+            "\"setup\": [{\"command\": \"nvidia-smi -pm 1\", \"reason\": \"persistence mode\"}],",
+            1,
+        )
+        .replacen(
+            "\"label\": \"Agg TP2\"",
+            "\"label\": \"Agg TP2 (low latency)\"",
+            1,
+        );
+    assert_ne!(edited, text);
+    std::fs::write(&file, edited).unwrap();
+    // The next sync leaves the disagg lane out.
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let cut = text
+        .find("[[lane]]\npage = \"Demo-30B\"\nconfig-key = \"demo-fp8-b200-dynamo")
+        .unwrap();
+    let end = cut + text[cut..].find("\n\n").unwrap();
+    std::fs::write(&manifest, format!("{}{}", &text[..cut], &text[end + 2..])).unwrap();
+    let o = sync(
+        &manifest,
+        &fixture("snapshot"),
+        Some(&first),
+        &dir.join("second"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = String::from_utf8_lossy(&o.stdout);
+    for want in [
+        "## What the pages lose against the previous data",
+        "- 1 cells removed: their lanes are not in the manifest \
+         (`demo-fp8-b200-dynamo-sglang-agentic-disagg`); carry them over (`carry-over = true`) to keep them",
+        "- cell `demo-fp8-b200-sglang-agentic-mtp#0` loses its setup `nvidia-smi -pm 1 (persistence mode)` \
+         (now: (not in the regenerated cell))",
+        "- cell `demo-fp8-b200-sglang-agentic-mtp#0` loses its label `Agg TP2 (low latency)` (now: Agg TP2)",
+    ] {
+        assert!(report.contains(want), "{want}\n{report}");
+    }
+}
+
+/// A carried-over lane reads nothing, so it needs no commit (nor one the
+/// source holds); a rendered lane without one is refused, naming the line.
+#[test]
+fn carry_over_lanes_need_no_commit() {
+    let dir = scratch_dir("carry-no-commit");
+    let manifest = manifest_with(&dir, "");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let carried = text
+        .find("config-key = \"demo-fp8-h200-sglang-agentic-mtp\"")
+        .unwrap();
+    let line = carried + text[carried..].find("commit = ").unwrap();
+    let end = line + text[line..].find('\n').unwrap() + 1;
+    std::fs::write(&manifest, format!("{}{}", &text[..line], &text[end..])).unwrap();
+    let o = sync(
+        &manifest,
+        &fixture("snapshot"),
+        Some(&fixture("previous")),
+        &dir.join("out"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(
+            "| Demo-30B | `demo-fp8-h200-sglang-agentic-mtp` (carried over) | `\u{2014}` |"
+        )
+    );
+    // The same line taken from a rendered lane.
+    let text = std::fs::read_to_string(fixture("demo-lanes.toml")).unwrap();
+    let first = text.find("commit = ").unwrap();
+    let end = first + text[first..].find('\n').unwrap() + 1;
+    std::fs::write(
+        dir.join("bad.toml"),
+        format!("{}{}", &text[..first], &text[end..]),
+    )
+    .unwrap();
+    let o = sync(
+        &dir.join("bad.toml"),
+        &fixture("snapshot"),
+        Some(&fixture("previous")),
+        &dir.join("bad"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let want = "lane `demo-fp8-b200-sglang-agentic-mtp`: `commit` is missing: write the full 40-digit \
+                commit id the lane is rendered at (only a carry-over lane, which reads nothing, may \
+                leave it out)";
+    assert!(stderr(&o).contains(want), "{}", stderr(&o));
+}

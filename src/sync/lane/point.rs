@@ -206,7 +206,7 @@ fn golden_al(
             (Rc::new(doc), origin)
         }
         Some(Curves::Commit(c)) => curve_at(reader, c, &file)?,
-        None => curve_at(reader, &lane.commit, &file)?,
+        None => curve_at(reader, lane.commit.as_deref().unwrap_or_default(), &file)?,
     };
     golden::lookup(&doc, &lane.thinking, spec.k, &origin)
 }
