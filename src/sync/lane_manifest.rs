@@ -413,32 +413,7 @@ fn lane(
     if raw.page.trim().is_empty() {
         err("`page` is empty".into());
     }
-    match &raw.commit {
-        Some(c) if !is_full_sha(c.get_ref()) => err(format!(
-            "commit = \"{}\": write the full 40-digit commit id (it is recorded as prov.sha)",
-            c.get_ref()
-        )),
-        None if !raw.carry_over => err(
-            "`commit` is missing: write the full 40-digit commit id the lane is rendered at \
-             (only a carry-over lane, which reads nothing, may leave it out)"
-                .into(),
-        ),
-        _ => {}
-    }
-    for (key, c) in [
-        ("master-commit", &raw.master_commit),
-        ("recipe-commit", &raw.recipe_commit),
-    ] {
-        if let Some(c) = c.as_ref().filter(|c| !is_commit_prefix(c.get_ref())) {
-            err(format!(
-                "{key} = \"{}\": write a commit id of at least 7 hex digits",
-                c.get_ref()
-            ));
-        }
-    }
-    if raw.master_commit.is_some() && raw.master_entry.is_some() {
-        err("give `master-commit` or `master-entry`, not both".into());
-    }
+    check_commits(raw, &mut err);
     check_status(raw, &mut err);
     let date = raw.date.as_ref().and_then(|d| {
         let t = date_text(d);
@@ -486,6 +461,37 @@ fn lane(
             .unwrap_or_else(|| default_thinking.to_string()),
         note: raw.note.clone(),
     })
+}
+
+/// The lane's commit (required unless it is carried over) and the commits it
+/// reads elsewhere.
+fn check_commits(raw: &RawLane, err: &mut dyn FnMut(String)) {
+    match &raw.commit {
+        Some(c) if !is_full_sha(c.get_ref()) => err(format!(
+            "commit = \"{}\": write the full 40-digit commit id (it is recorded as prov.sha)",
+            c.get_ref()
+        )),
+        None if !raw.carry_over => err(
+            "`commit` is missing: write the full 40-digit commit id the lane is rendered at \
+             (only a carry-over lane, which reads nothing, may leave it out)"
+                .into(),
+        ),
+        _ => {}
+    }
+    for (key, c) in [
+        ("master-commit", &raw.master_commit),
+        ("recipe-commit", &raw.recipe_commit),
+    ] {
+        if let Some(c) = c.as_ref().filter(|c| !is_commit_prefix(c.get_ref())) {
+            err(format!(
+                "{key} = \"{}\": write a commit id of at least 7 hex digits",
+                c.get_ref()
+            ));
+        }
+    }
+    if raw.master_commit.is_some() && raw.master_entry.is_some() {
+        err("give `master-commit` or `master-entry`, not both".into());
+    }
 }
 
 /// `verified` ⇒ run and date; `verified-pr` ⇒ run, comment and PR;

@@ -337,6 +337,24 @@ fn acceptance_qwen35_page_passes_check() {
             "qwen3.5-fp4-gb300-dynamo-sglang-agentic-disagg#6 | Disagg 1P1D \u{b7} prefill TP2 \u{b7} decode TP2 | MTP 3-1-4 | 4 | dynamo | [72]",
         ]
     );
+    write_book(&book, &flags);
+    let report = mdbook_agentx::check(&book).unwrap();
+    let failures: Vec<String> = report
+        .failures
+        .iter()
+        .take(5)
+        .map(|f| format!("{f:?}"))
+        .collect();
+    assert!(
+        report.ok(),
+        "{failures:?} {:?} {:?}",
+        report.unconfigured,
+        report.tiers
+    );
+}
+
+/// A book around the synced page, its images checked against SGLang v0.5.17.
+fn write_book(book: &Path, flags: &Path) {
     std::fs::create_dir_all(book.join("src")).unwrap();
     std::fs::write(
         book.join("src/SUMMARY.md"),
@@ -366,19 +384,6 @@ fn acceptance_qwen35_page_passes_check() {
         f("dynamo.frontend@v1.6.1.json"),
     );
     std::fs::write(book.join("book.toml"), toml).unwrap();
-    let report = mdbook_agentx::check(&book).unwrap();
-    let failures: Vec<String> = report
-        .failures
-        .iter()
-        .take(5)
-        .map(|f| format!("{f:?}"))
-        .collect();
-    assert!(
-        report.ok(),
-        "{failures:?} {:?} {:?}",
-        report.unconfigured,
-        report.tiers
-    );
 }
 
 /// Dynamo's own options (its layers other than `sglang`) over another

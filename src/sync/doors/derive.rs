@@ -27,45 +27,65 @@ pub(super) fn sglang_from_dynamo(blocks: &[Block], pd: bool) -> Result<RouterSet
             b
         })
         .collect();
-    let mut prefill = 0;
-    let mut decode = 0;
-    for w in blocks.iter().filter(|b| b.kind == BlockKind::Worker) {
-        let mut b = w.clone();
-        b.cmd = "python3 -m sglang.launch_server".into();
-        b.args
-            .retain(|a| a.flag != "--request-plane" && a.flag != "--kv-events-config");
-        for k in DYNAMO_ENV {
-            b.env.remove(k);
-        }
-        if pd {
-            // srt-slurm's SGLang frontend skips warmup on PD workers; decode keeps the tokenizer.
-            if !b.args.iter().any(|a| a.flag == "--skip-server-warmup") {
-                b.args.push(Arg::new("--skip-server-warmup", &[]));
-            }
-            if b.role == Some(Role::Decode) {
-                b.args.retain(|a| a.flag != "--skip-tokenizer-init");
-            }
-            sort_worker_args(&mut b.args);
-        }
-        match b.role {
-            Some(Role::Prefill) => prefill += b.workers.unwrap_or(1),
-            Some(Role::Decode) => decode += b.workers.unwrap_or(1),
-            _ => {}
-        }
-        out.push(b);
+    let workers: Vec<Block> = blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Worker)
+        .map(|w| sglang_worker(w, pd))
+        .collect();
+    let router = router(&workers, pd)?;
+    out.extend(workers);
+    out.push(router);
+    Ok(RouterSetup {
+        install: Vec::new(),
+        files: Vec::new(),
+        blocks: out,
+    })
+}
+
+/// A Dynamo worker on `sglang.launch_server`: Dynamo's flags and env gone;
+/// PD workers skip warmup (srt-slurm's SGLang frontend does) and decode keeps
+/// its tokenizer.
+fn sglang_worker(w: &Block, pd: bool) -> Block {
+    let mut b = w.clone();
+    b.cmd = "python3 -m sglang.launch_server".into();
+    b.args
+        .retain(|a| a.flag != "--request-plane" && a.flag != "--kv-events-config");
+    for k in DYNAMO_ENV {
+        b.env.remove(k);
     }
+    if pd {
+        if !b.args.iter().any(|a| a.flag == "--skip-server-warmup") {
+            b.args.push(Arg::new("--skip-server-warmup", &[]));
+        }
+        if b.role == Some(Role::Decode) {
+            b.args.retain(|a| a.flag != "--skip-tokenizer-init");
+        }
+        sort_worker_args(&mut b.args);
+    }
+    b
+}
+
+/// The router in front of the derived workers: PD lists decode then prefill
+/// heads, each descending; one aggregated worker, DP attention or not, is
+/// reached at its URL (the real pages derive a DEP8 Dynamo lane this way).
+fn router(workers: &[Block], pd: bool) -> Result<Block, Problem> {
+    let count = |role: Role| -> u32 {
+        workers
+            .iter()
+            .filter(|b| b.role == Some(role))
+            .map(|b| b.workers.unwrap_or(1))
+            .sum()
+    };
     let mut router = Block::new(
         BlockKind::SglangRouter,
         "python3 -m sglang_router.launch_router",
     );
     if pd {
-        for n in (0..decode).rev() {
-            router.args.push(Arg::new(
-                "--decode",
-                &[&format!("http://$DECODE_{n}_HEAD_IP:30000")],
-            ));
+        for n in (0..count(Role::Decode)).rev() {
+            let url = format!("http://$DECODE_{n}_HEAD_IP:30000");
+            router.args.push(Arg::new("--decode", &[&url]));
         }
-        for n in (0..prefill).rev() {
+        for n in (0..count(Role::Prefill)).rev() {
             let url = format!("http://$PREFILL_{n}_HEAD_IP:30000");
             router
                 .args
@@ -77,25 +97,17 @@ pub(super) fn sglang_from_dynamo(blocks: &[Block], pd: bool) -> Result<RouterSet
     router.args.push(Arg::new("--port", &["8000"]));
     router.args.push(Arg::new("--policy", &["cache_aware"]));
     if !pd {
-        // One aggregated worker, DP attention or not, takes the same router
-        // (the real pages derive a DEP8 Dynamo lane this way).
-        let workers: Vec<&Block> = out.iter().filter(|b| b.kind == BlockKind::Worker).collect();
-        let [w] = workers.as_slice() else {
+        let ([w], 1) = (
+            workers,
+            workers.first().and_then(|w| w.workers).unwrap_or(0),
+        ) else {
             return Err(agg_router_refused());
         };
-        if w.workers != Some(1) {
-            return Err(agg_router_refused());
-        }
         router
             .args
             .push(Arg::new("--worker-urls", &[worker_url(w)]));
     }
-    out.push(router);
-    Ok(RouterSetup {
-        install: Vec::new(),
-        files: Vec::new(),
-        blocks: out,
-    })
+    Ok(router)
 }
 
 fn agg_router_refused() -> Problem {
