@@ -6,7 +6,7 @@ use super::lane::{LanePoint, LaneResult, Outcome, concs_text};
 use super::lane_manifest::{Lane, LaneManifest};
 use crate::data::{BlockKind, ImageStatus, KvTier, Router};
 
-/// Chip order of hardware on a page (research/generator.md §2.5).
+/// Chip order of hardware on a page (docs/sync.md, "Cells").
 pub(super) const HARDWARE_ORDER: [&str; 6] = ["gb300", "gb200", "b300", "b200", "h200", "h100"];
 
 /// One deployment before encoding.

@@ -1,5 +1,5 @@
 //! Golden acceptance length: looked up, not computed, as InferenceX does
-//! (research/generator.md §4). The generation role (decode, else agg) gives
+//! (docs/sync.md, "Golden AL"). The generation role (decode, else agg) gives
 //! the method and K; the curve is `<model-prefix>_<method>.yaml` with
 //! `{model: {thinking_on|thinking_off: {K: AL}}}`; the value is written as
 //! Python's `format(al, "g")`. Uses `sync::yaml`, `sync::spec`.

@@ -1,9 +1,9 @@
 //! KV tiers a cell offers, and where its HiCache settings come from
-//! (research/generator.md §2.5): a cell that measured HiCache is its own
+//! (docs/sync.md, "KV tiers"): a cell that measured HiCache is its own
 //! donor; otherwise the page's measured HiCache worker of the same hardware,
 //! or of other hardware when its settings are ratio-based (a host size does
 //! not carry over); several candidates need the manifest's `hicache-donor`.
-//! Mooncake needs the page's carried-over donor block and an image whose
+//! Mooncake needs the page's donor block (kv/mooncake.rs) and an image whose
 //! registry (when the manifest names one) has the external linker.
 //! Uses `data` and `sync::*`.
 

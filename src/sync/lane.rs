@@ -194,7 +194,7 @@ fn check_commit(
 }
 
 /// The rules this lane relied on that are fitted to few cases, so a reviewer
-/// knows where to look (research/generator.md tags them [G]).
+/// knows where to look (docs/sync.md says which).
 fn guessed_notes(lane: &Lane, points: &[LanePoint]) -> Vec<String> {
     let blocks = || {
         points

@@ -13,7 +13,7 @@ use super::yaml::{Node, Value};
 use crate::data::{Arg, Block, BlockKind, Env, Role};
 use crate::decode::sort_worker_args;
 
-/// Ports and placeholders every generated worker uses (research/generator.md §2.3).
+/// Ports and placeholders every generated worker uses (docs/sync.md, "Workers").
 pub(super) const WORKER_PORT: &str = "30000";
 pub(super) const BOOTSTRAP_PORT: &str = "8998";
 pub(super) const KV_EVENTS: &str =
@@ -162,7 +162,7 @@ pub(super) fn worker(
 }
 
 /// Workers sharing a node get consecutive GPU ids: `[["0,1"], ["2,3"]]`.
-/// Fitted to the three cases the real data shows (research/generator.md §2.3).
+/// Fitted to the three cases the real data shows (docs/sync.md, "Workers").
 fn pinning(workers: u32, gpus: u32, per_node: u32) -> Option<Vec<Vec<String>>> {
     if workers <= 1 || gpus >= per_node {
         return None;
