@@ -311,14 +311,17 @@ fn dynamo(d: Option<&Node>) -> Result<Option<DynamoInstall>, String> {
     }
     let source = d.get("source");
     let text = |n: Option<&Node>| n.and_then(|n| n.python_str()).filter(|s| !s.is_empty());
-    if let Some(w) = text(source.and_then(|s| s.get("wheel"))) {
+    // `source.wheel` (schema 2) or `wheel` (srt-slurm's DynamoConfig): the
+    // ai-dynamo version installed from staged wheels, with its runtime.
+    if let Some(w) = text(source.and_then(|s| s.get("wheel")).or(d.get("wheel"))) {
         return Ok(Some(DynamoInstall::Wheel(w)));
     }
     if let Some(h) = text(source.and_then(|s| s.get("hash")).or(d.get("hash"))) {
         return Ok(Some(DynamoInstall::Source(h)));
     }
     Err(format!(
-        "`dynamo` (line {}) installs Dynamo without a `source.wheel` or `hash`: which version is unknown",
+        "`dynamo` (line {}) installs Dynamo without a `wheel` or `hash`: which version ran is \
+         unknown (srt-slurm's `version` default is not rendered)",
         d.line
     ))
 }
