@@ -159,7 +159,7 @@ impl std::error::Error for SyncFailure {}
 pub struct UnclassifiedName {
     /// `path@commit:line` of the key in the recipe.
     pub location: String,
-    /// `manifest:line: lane `<config key>``.
+    /// The lane: its manifest line and config key.
     pub lane: String,
     /// The points that use it: `search-space[0] c1 (override_tp4_c1)`, ….
     pub points: Vec<String>,

@@ -304,6 +304,19 @@ fn refused(name: &str, lanes: &str) -> String {
     stderr(&o).replace(&format!("{}/", dir.display()), "")
 }
 
+/// Syncs `manifest` (written to `dir/lanes.toml`) over the fixture snapshot
+/// into `dir/out`, without `--previous`; it must succeed.
+fn sync_in(dir: &Path, manifest: &str) {
+    std::fs::write(dir.join("lanes.toml"), manifest).unwrap();
+    let o = sync(
+        &dir.join("lanes.toml"),
+        &fixture("snapshot"),
+        None,
+        &dir.join("out"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 const SHA: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678";
 
 /// An in-progress lane (its `[[lane]]` header is manifest line 6) plus `extra` lines.
@@ -344,14 +357,7 @@ fn unclassified_argument_names_file_variant_and_key() {
                  [rules.worker-args]\nkeep = [\"mystery-speedup\", \"another-mystery\"]\n\
                  [rules.env]\ndrop.harness = [\"MYSTERY_SWITCH\"]\n";
     let lanes = lane("demo-fp8-b200-sglang-agentic-unclassified", SHA, "");
-    std::fs::write(dir.join("lanes.toml"), format!("{HEAD}{rules}{lanes}")).unwrap();
-    let o = sync(
-        &dir.join("lanes.toml"),
-        &fixture("snapshot"),
-        None,
-        &dir.join("out"),
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
+    sync_in(&dir, &format!("{HEAD}{rules}{lanes}"));
     let text = std::fs::read_to_string(dir.join("out/agentx-demo-30b.json")).unwrap();
     assert!(text.contains("[\"--mystery-speedup\"]"), "{text}");
 }
@@ -436,14 +442,7 @@ fn twin_cells_say_what_differs() {
         lane("demo-fp8-b200-sglang-agentic-twins", SHA, ""),
         lane("demo-fp8-b200-dynamo-sglang-agentic-twins", SHA, ""),
     );
-    std::fs::write(dir.join("lanes.toml"), lanes).unwrap();
-    let o = sync(
-        &dir.join("lanes.toml"),
-        &fixture("snapshot"),
-        None,
-        &dir.join("out"),
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
+    sync_in(&dir, &lanes);
     let data = raw(&dir.join("out/agentx-demo-30b.json"));
     let cells: Vec<String> = data["cells"]
         .as_array()

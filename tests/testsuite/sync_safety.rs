@@ -7,6 +7,26 @@ use std::path::Path;
 
 use crate::sync::{fixture, scratch_dir, stderr, sync};
 
+/// `mdbook-agentx sync <flag>` over the fixture snapshot.
+fn sync_with(
+    flag: &str,
+    manifest: &Path,
+    previous: Option<&Path>,
+    out: &Path,
+) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"));
+    cmd.args(["sync", flag, "--manifest"])
+        .arg(manifest)
+        .arg("--inferencex")
+        .arg(fixture("snapshot"))
+        .arg("--out")
+        .arg(out);
+    if let Some(p) = previous {
+        cmd.arg("--previous").arg(p);
+    }
+    cmd.output().unwrap()
+}
+
 /// The fixture manifest with `extra` appended to its `[source]` table's file.
 fn manifest_with(dir: &Path, extra: &str) -> std::path::PathBuf {
     let text = std::fs::read_to_string(fixture("demo-lanes.toml")).unwrap();
@@ -138,17 +158,12 @@ fn a_page_renamed_by_a_typo_is_refused() {
     assert!(stderr(&o).contains(&want), "{want}\n{}", stderr(&o));
     let manifest = renamed_manifest(&dir, "Demo-30b");
     // Asked for, the page is written under its new name.
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
-        .args(["sync", "--allow-rename", "--manifest"])
-        .arg(&manifest)
-        .arg("--inferencex")
-        .arg(fixture("snapshot"))
-        .arg("--previous")
-        .arg(fixture("previous"))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = sync_with(
+        "--allow-rename",
+        &manifest,
+        Some(&fixture("previous")),
+        &out,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.join("agentx-demo-30b.json").is_file());
 }
@@ -215,15 +230,7 @@ fn jsx_pages_stay_jsx_modules() {
         ),
     )
     .unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
-        .args(["sync", "--format", "jsx", "--manifest"])
-        .arg(&manifest)
-        .arg("--inferencex")
-        .arg(fixture("snapshot"))
-        .arg("--out")
-        .arg(dir.join("new"))
-        .output()
-        .unwrap();
+    let o = sync_with("--format=jsx", &manifest, None, &dir.join("new"));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(dir.join("new/agentx-other-page.jsx").is_file());
 }
