@@ -2,14 +2,15 @@
 //! cells removed (their lanes are not in the manifest, or the lane no longer
 //! makes them) and what a regenerated cell of the same id no longer has
 //! (hand-added setup steps, a label, detail or disclosure). The comparison
-//! table counts command sets; this says why they went. Uses `data` and
-//! `sync::*`.
+//! table counts command sets; this says why they went. Uses `data`,
+//! `util` (escaping) and `sync::*`.
 
 use std::collections::BTreeSet;
 
 use super::page::PageOut;
 use super::previous::PreviousPage;
 use crate::data::Cell;
+use crate::util::escape::{code, text};
 
 /// One page's losses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,11 +119,13 @@ fn lost(old: &Cell, new: &Cell) -> Vec<LostField> {
     out
 }
 
-/// The report's section: per page, what is removed and what is lost.
+/// The report's section: per page, what is removed and what is lost. The
+/// report is Markdown for a pull request, and every value here is data (the
+/// previous page's text): each goes through the escaping module.
 pub(super) fn markdown(all: &[PageChanges]) -> String {
     let mut out = String::new();
     for p in all.iter().filter(|p| !p.is_empty()) {
-        out.push_str(&format!("\n### {}\n\n", p.page));
+        out.push_str(&format!("\n### {}\n\n", text(&p.page)));
         let unsynced: Vec<&RemovedCell> = p.removed.iter().filter(|r| !r.lane_synced).collect();
         if !unsynced.is_empty() {
             let mut keys: Vec<&str> = Vec::new();
@@ -135,22 +138,23 @@ pub(super) fn markdown(all: &[PageChanges]) -> String {
                 "- {} cells removed: their lanes are not in the manifest ({}); carry them over \
                  (`carry-over = true`) to keep them\n",
                 unsynced.len(),
-                keys.iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                keys.iter().map(|k| code(k)).collect::<Vec<_>>().join(", ")
             ));
         }
         for r in p.removed.iter().filter(|r| r.lane_synced) {
             out.push_str(&format!(
-                "- cell `{}` removed: lane `{}` no longer makes it\n",
-                r.id, r.config_key
+                "- cell {} removed: lane {} no longer makes it\n",
+                code(&r.id),
+                code(&r.config_key)
             ));
         }
         for l in &p.lost {
             out.push_str(&format!(
-                "- cell `{}` loses its {} `{}` (now: {})\n",
-                l.cell, l.field, l.before, l.after
+                "- cell {} loses its {} {} (now: {})\n",
+                code(&l.cell),
+                l.field,
+                code(&l.before),
+                text(&l.after)
             ));
         }
     }

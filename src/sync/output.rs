@@ -2,7 +2,8 @@
 //! carried over) with their Mooncake donor block, the checks that keep a
 //! maintainer's mistake from replacing a page (a page name that moves a
 //! page's lanes elsewhere, a second file holding the same page), and the
-//! writing itself: every file staged, then renamed into place.
+//! writing itself: every file staged, then renamed into place. Uses `data`,
+//! `util` (escaping) and `sync::*`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -13,6 +14,7 @@ use super::lane_manifest::LaneManifest;
 use super::page::{self, PageOut};
 use super::previous::PreviousPage;
 use super::{SyncFailure, SyncOptions, cells, kv};
+use crate::util::escape::code;
 
 /// Every page of the manifest: its rendered and carried cells, its Mooncake
 /// donor block, checked by the round trip.
@@ -60,15 +62,18 @@ pub(super) fn build_pages(
             }
         };
         if let Some(d) = &donor {
+            // Report notes are Markdown: data text goes through the escaping module.
             let note = match &d.source {
-                kv::mooncake::Source::Lane(key) => {
-                    format!(
-                        "page `{page}`: the Mooncake donor block comes from lane `{key}` of this run"
-                    )
-                }
-                kv::mooncake::Source::Previous(file) => {
-                    format!("page `{page}`: the Mooncake donor block is carried from {file}")
-                }
+                kv::mooncake::Source::Lane(key) => format!(
+                    "page {}: the Mooncake donor block comes from lane {} of this run",
+                    code(&page),
+                    code(key)
+                ),
+                kv::mooncake::Source::Previous(file) => format!(
+                    "page {}: the Mooncake donor block is carried from {}",
+                    code(&page),
+                    code(file)
+                ),
             };
             notes.push(note);
         }

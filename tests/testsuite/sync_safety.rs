@@ -293,6 +293,59 @@ fn the_report_lists_removed_cells_and_lost_fields() {
     }
 }
 
+/// What a page loses and where its Mooncake donor block came from quote the
+/// previous page's text and path in the report, which is Markdown for a pull
+/// request: a hand-edited label and a `--previous` folder whose names hold
+/// backticks and HTML stay whole in their code spans, and nothing of them
+/// becomes HTML (they were written raw between backticks).
+#[test]
+fn the_report_keeps_previous_text_in_code_spans() {
+    use pulldown_cmark::{Event, Parser};
+    let dir = scratch_dir("losses-markup");
+    let folder = "prev`<img src=x onerror=alert(1)>`";
+    let first = dir.join(folder);
+    let manifest = manifest_with(&dir, "");
+    let o = sync(
+        &manifest,
+        &fixture("snapshot"),
+        Some(&fixture("previous")),
+        &first,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = first.join("agentx-demo.json");
+    let label = "Agg TP2`<img src=x onerror=alert(2)>`";
+    let text = std::fs::read_to_string(&file).unwrap();
+    let edited = text.replacen(
+        "\"label\": \"Agg TP2\"",
+        &format!("\"label\": {}", serde_json::to_string(label).unwrap()),
+        1,
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&file, edited).unwrap();
+    let o = sync(
+        &manifest,
+        &fixture("snapshot"),
+        Some(&first),
+        &dir.join("second"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = String::from_utf8_lossy(&o.stdout);
+    let mut spans = Vec::new();
+    for event in Parser::new(&report) {
+        match event {
+            Event::Code(c) => spans.push(c.into_string()),
+            Event::Html(h) | Event::InlineHtml(h) => panic!("HTML {h:?} in:\n{report}"),
+            _ => {}
+        }
+    }
+    assert!(spans.iter().any(|s| s == label), "{spans:?}\n{report}");
+    let donor = format!("{folder}/agentx-demo.json");
+    assert!(
+        spans.iter().any(|s| s.ends_with(&donor)),
+        "{spans:?}\n{report}"
+    );
+}
+
 /// A carried-over lane reads nothing, so it needs no commit (nor one the
 /// source holds); a rendered lane without one is refused, naming the line.
 #[test]
