@@ -235,6 +235,37 @@ fn jsx_pages_stay_jsx_modules() {
     assert!(dir.join("new/agentx-other-page.jsx").is_file());
 }
 
+/// The fixture manifest (written in `dir`) synced into `first` with the
+/// fixture's previous data, then its page edited by `edit` as a maintainer
+/// would by hand; the manifest's path.
+fn synced_then_edited(
+    dir: &Path,
+    first: &Path,
+    edit: impl Fn(&str) -> String,
+) -> std::path::PathBuf {
+    let manifest = manifest_with(dir, "");
+    let o = sync(
+        &manifest,
+        &fixture("snapshot"),
+        Some(&fixture("previous")),
+        first,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = first.join("agentx-demo.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let edited = edit(&text);
+    assert_ne!(edited, text);
+    std::fs::write(&file, edited).unwrap();
+    manifest
+}
+
+/// The report of a sync over the fixture snapshot against `previous`.
+fn synced_report(manifest: &Path, previous: &Path, out: &Path) -> String {
+    let o = sync(manifest, &fixture("snapshot"), Some(previous), out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// The report says what a page loses: cells of lanes left out of the
 /// manifest, and hand-added fields a regenerated cell does not keep (it used
 /// to say only "0 changed").
@@ -242,19 +273,9 @@ fn jsx_pages_stay_jsx_modules() {
 fn the_report_lists_removed_cells_and_lost_fields() {
     let dir = scratch_dir("losses");
     let first = dir.join("first");
-    let manifest = manifest_with(&dir, "");
-    let o = sync(
-        &manifest,
-        &fixture("snapshot"),
-        Some(&fixture("previous")),
-        &first,
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
     // A maintainer's hand edits of the page.
-    let file = first.join("agentx-demo.json");
-    let text = std::fs::read_to_string(&file).unwrap();
-    let edited = text
-        .replacen(
+    let manifest = synced_then_edited(&dir, &first, |text| {
+        text.replacen(
             "\"setup\": [],",
             "\"setup\": [{\"command\": \"nvidia-smi -pm 1\", \"reason\": \"persistence mode\"}],",
             1,
@@ -263,9 +284,8 @@ fn the_report_lists_removed_cells_and_lost_fields() {
             "\"label\": \"Agg TP2\"",
             "\"label\": \"Agg TP2 (low latency)\"",
             1,
-        );
-    assert_ne!(edited, text);
-    std::fs::write(&file, edited).unwrap();
+        )
+    });
     // The next sync leaves the disagg lane out.
     let text = std::fs::read_to_string(&manifest).unwrap();
     let cut = text
@@ -273,14 +293,7 @@ fn the_report_lists_removed_cells_and_lost_fields() {
         .unwrap();
     let end = cut + text[cut..].find("\n\n").unwrap();
     std::fs::write(&manifest, format!("{}{}", &text[..cut], &text[end + 2..])).unwrap();
-    let o = sync(
-        &manifest,
-        &fixture("snapshot"),
-        Some(&first),
-        &dir.join("second"),
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let report = String::from_utf8_lossy(&o.stdout);
+    let report = synced_report(&manifest, &first, &dir.join("second"));
     for want in [
         "## What the pages lose against the previous data",
         "- 1 cells removed: their lanes are not in the manifest \
@@ -304,32 +317,15 @@ fn the_report_keeps_previous_text_in_code_spans() {
     let dir = scratch_dir("losses-markup");
     let folder = "prev`<img src=x onerror=alert(1)>`";
     let first = dir.join(folder);
-    let manifest = manifest_with(&dir, "");
-    let o = sync(
-        &manifest,
-        &fixture("snapshot"),
-        Some(&fixture("previous")),
-        &first,
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let file = first.join("agentx-demo.json");
     let label = "Agg TP2`<img src=x onerror=alert(2)>`";
-    let text = std::fs::read_to_string(&file).unwrap();
-    let edited = text.replacen(
-        "\"label\": \"Agg TP2\"",
-        &format!("\"label\": {}", serde_json::to_string(label).unwrap()),
-        1,
-    );
-    assert_ne!(edited, text);
-    std::fs::write(&file, edited).unwrap();
-    let o = sync(
-        &manifest,
-        &fixture("snapshot"),
-        Some(&first),
-        &dir.join("second"),
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let report = String::from_utf8_lossy(&o.stdout);
+    let manifest = synced_then_edited(&dir, &first, |text| {
+        text.replacen(
+            "\"label\": \"Agg TP2\"",
+            &format!("\"label\": {}", serde_json::to_string(label).unwrap()),
+            1,
+        )
+    });
+    let report = synced_report(&manifest, &first, &dir.join("second"));
     let mut spans = Vec::new();
     for event in Parser::new(&report) {
         match event {
