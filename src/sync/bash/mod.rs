@@ -9,7 +9,7 @@
 //! recipe path's builders render ([`mapping`]). The rules are written out in
 //! docs/sync-bash-lanes.md.
 //!
-//! May use: `sync::{cells, lane, lane_manifest, master, reader, yaml}` and
+//! May use: `sync::{cells, doors, lane, lane_manifest, master, reader, yaml}` and
 //! what they export; nothing outside `sync`.
 
 mod arith;
