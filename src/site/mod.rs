@@ -15,6 +15,7 @@ mod build;
 mod cache;
 pub(crate) mod engine;
 pub(crate) mod export;
+mod heading_ids;
 pub(crate) mod highlight;
 mod layout;
 pub(crate) mod links;
