@@ -18,6 +18,7 @@
 
 mod block;
 mod ids;
+mod limits;
 mod load;
 #[cfg(test)]
 pub(crate) mod sample;
@@ -26,6 +27,7 @@ mod validate;
 
 pub use self::block::*;
 pub use self::ids::*;
+pub(crate) use self::limits::*;
 pub(crate) use self::load::*;
 pub use self::schema::*;
 pub(crate) use self::validate::*;

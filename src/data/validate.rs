@@ -122,6 +122,7 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut seen = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
+            check_string(&key, "a key", &|| path_text(self.path)).map_err(de::Error::custom)?;
             if !seen.insert(key.clone()) {
                 let at = path_text(self.path);
                 let at = if at.is_empty() {
@@ -165,6 +166,7 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
         Ok(())
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        check_string(s, "a string", &|| path_text(self.path)).map_err(E::custom)?;
         match mdbook_link(s) {
             Some(link) => Err(E::custom(format!(
                 "{}: `{link}` is mdBook's include syntax: mdBook's `links` preprocessor runs \
@@ -317,6 +319,7 @@ fn check_file_name(name: &str) -> Result<(), String> {
 /// Checks what the types accept but a page cannot use; the error names the
 /// JSON path and the fix.
 pub(crate) fn validate(data: &AgentxData) -> Result<(), String> {
+    check_counts(data)?;
     if data.model.trim().is_empty() {
         return Err(
             "model: empty; give the page a name (directives select it with \

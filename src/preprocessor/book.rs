@@ -116,6 +116,8 @@ pub(crate) fn expand_book(
     let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
+    // Markdown of the chapters expanded so far, for `max-site-mib`.
+    let mut made = 0u64;
     for chunk in jobs.chunks(batch) {
         let reused = cache.as_deref();
         let expanded = crate::util::parallel::map(chunk, |job| {
@@ -125,6 +127,7 @@ pub(crate) fn expand_book(
             let options = ChapterOptions {
                 on_error: settings.agentx.on_error,
                 markdown: settings.markdown,
+                max_bytes: settings.agentx.max_site_bytes(),
             };
             // A chapter whose pages changed re-renders only the deployments that did.
             let previous = reused.and_then(|c| c.previous(job.path, job.content));
@@ -141,6 +144,15 @@ pub(crate) fn expand_book(
         for (job, e) in chunk.iter().zip(expanded) {
             let (mut content, mut chapters, (manifest, deployments, stamp)) =
                 settle(job, e, cache.as_deref_mut(), &mut warnings);
+            made += content.len() as u64;
+            made += chapters
+                .iter()
+                .map(|c| c.markdown.len() as u64)
+                .sum::<u64>();
+            let max = settings.agentx.max_site_bytes();
+            if made > max {
+                return Err(over_max_site(&job.display, max));
+            }
             sets(ChapterSets {
                 manifest,
                 deployments,

@@ -13,6 +13,7 @@
 pub(crate) mod book;
 mod build;
 mod cache;
+mod capped;
 pub(crate) mod engine;
 pub(crate) mod export;
 mod heading_ids;
