@@ -183,7 +183,7 @@ fn registry_has(path: &Path, flag: &str) -> Result<bool, String> {
         #[serde(default)]
         aliases: Vec<String>,
     }
-    let text = std::fs::read_to_string(path)
+    let text = super::capped::read_to_string(path)
         .map_err(|e| format!("flag registry {}: {e}", path.display()))?;
     let reg: Registry = serde_json::from_str(&text)
         .map_err(|e| format!("flag registry {}: {e}", path.display()))?;

@@ -1,6 +1,7 @@
 //! Where InferenceX files come from: a git directory (read with `git show
 //! <commit>:<path>`) or a snapshot folder `SRC/<commit or unique prefix>/<path>`.
-//! One trait hides which. Uses nothing else of the crate.
+//! One trait hides which. Uses nothing else of the crate but the size bound
+//! of [`super::capped`].
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,6 +114,22 @@ impl Source for GitSource {
         if String::from_utf8_lossy(&kind.stdout).trim() != "blob" {
             return Ok(None);
         }
+        // The size first: `git show` would hold all of it in memory.
+        let size = self
+            .git()
+            .args(["cat-file", "-s", "--end-of-options", &spec])
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        let size: u64 = String::from_utf8_lossy(&size.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(u64::MAX);
+        if size > super::capped::MAX_FILE_BYTES {
+            return Err(format!(
+                "{path} at {resolved}: {}",
+                super::capped::too_large()
+            ));
+        }
         let out = self
             .git()
             .args(["show", "--end-of-options", &spec])
@@ -189,7 +206,7 @@ impl Source for SnapshotSource {
     fn read(&self, resolved: &str, path: &str) -> Result<Option<String>, String> {
         check_repo_path(path)?;
         let p = self.dir.join(resolved).join(path);
-        match std::fs::read_to_string(&p) {
+        match super::capped::read_to_string(&p) {
             Ok(text) => Ok(Some(text)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) if p.is_dir() => Err(format!("{} is a directory: {e}", p.display())),

@@ -149,3 +149,136 @@ fn data_past_a_bound_is_refused_with_its_path() {
         assert!(err.contains(want), "{err}");
     }
 }
+
+/// A copy of the sync fixture (lane manifest, snapshot folder, previous
+/// data) whose master config is replaced by `edit`; (manifest, snapshot,
+/// previous) paths.
+fn sync_fixture(dir: &Path, edit: impl FnOnce(&Path)) -> [std::path::PathBuf; 3] {
+    support::copy_dir(&support::fixture("sync"), dir);
+    edit(&dir.join("snapshot/a1b2c3d4/inferencex-e2e/configs/nvidia-master.yaml"));
+    let manifest = dir.join("demo-lanes.toml");
+    let text = support::read(&manifest).replace(
+        "../../../flags/",
+        &format!("{}/flags/", support::repo().display()),
+    );
+    std::fs::write(&manifest, text).unwrap();
+    [manifest, dir.join("snapshot"), dir.join("previous")]
+}
+
+fn sync_refused(name: &str, edit: impl FnOnce(&Path)) -> String {
+    let dir = support::temp(name);
+    let [manifest, snapshot, previous] = sync_fixture(&dir, edit);
+    let out = dir.join("out");
+    let o = crate::sync::sync(&manifest, &snapshot, Some(&previous), &out);
+    let err = crate::sync::stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!out.exists(), "a refused sync wrote {}", out.display());
+    err
+}
+
+/// Nine lines of YAML aliases to aliases: refused at the line where the
+/// copies pass the bound, naming the file at its commit.
+#[test]
+fn sync_refuses_a_yaml_alias_bomb() {
+    let master = "snapshot/a1b2c3d4/inferencex-e2e/configs/nvidia-master.yaml";
+    let lines = support::read(&support::fixture(&format!("sync/{master}")))
+        .lines()
+        .count();
+    let err = sync_refused("bounds-alias-bomb", |master| {
+        let mut text = support::read(master);
+        text.push_str("bomb-a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for (from, to) in ('a'..='h').zip('b'..='i') {
+            let refs = vec![format!("*{from}"); 9].join(", ");
+            text.push_str(&format!("bomb-{to}: &{to} [{refs}]\n"));
+        }
+        std::fs::write(master, text).unwrap();
+    });
+    // The bomb's fifth line is where the copies pass the bound.
+    let at = format!(
+        "inferencex-e2e/configs/nvidia-master.yaml@a1b2c3d4: line {}: ",
+        lines + 5
+    );
+    assert!(err.contains(&at), "{err}");
+    assert!(
+        err.contains(
+            "the document's anchors and aliases copy more than 100000 nodes (mdbook-agentx's \
+             bound on YAML aliases"
+        ),
+        "{err}"
+    );
+}
+
+/// A master config past the size bound data files have (64 MiB) is
+/// refused without being read whole.
+#[test]
+fn sync_refuses_a_file_past_the_size_bound() {
+    let err = sync_refused("bounds-large-yaml", |master| {
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(master)
+            .unwrap();
+        file.set_len((64 << 20) + 1).unwrap();
+    });
+    assert!(
+        err.contains("larger than 64 MiB, the most sync reads of one file"),
+        "{err}"
+    );
+}
+
+/// The same bound on a file of a git directory, checked before `git show`
+/// would put all of it in memory.
+#[test]
+fn sync_refuses_a_git_blob_past_the_size_bound() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: git is not installed");
+        return;
+    }
+    let dir = support::temp("bounds-large-blob");
+    let [manifest, snapshot, previous] = sync_fixture(&dir, |master| {
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(master)
+            .unwrap();
+        file.set_len((64 << 20) + 1).unwrap();
+    });
+    let git_dir = dir.join("inferencex.git");
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .arg("--git-dir")
+            .arg(&git_dir)
+            .arg("--work-tree")
+            .arg(snapshot.join("a1b2c3d4"))
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "git {args:?}: {}",
+            crate::sync::stderr(&o)
+        );
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    let init = Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(&git_dir)
+        .output();
+    assert!(init.unwrap().status.success());
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "fixture"]);
+    let sha = git(&["rev-parse", "HEAD"]);
+    let text = support::read(&manifest).replace("a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", &sha);
+    std::fs::write(&manifest, text).unwrap();
+    let out = dir.join("out");
+    let o = crate::sync::sync(&manifest, &git_dir, Some(&previous), &out);
+    let err = crate::sync::stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "inferencex-e2e/configs/nvidia-master.yaml at {sha}: larger than 64 MiB"
+        )),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
