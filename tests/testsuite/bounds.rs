@@ -97,6 +97,14 @@ fn files_past_max_site_mib_are_refused_at_the_page() {
         "{err}"
     );
     assert!(!book.join("book").exists(), "nothing is published");
+    // The single file, made in memory, stops at the chapter that passes it.
+    let (code, err) = run(&["export", "--single-file", "one.html", "."], &book);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("the single file, at plain.md: the build would write more than the 1 MiB"),
+        "{err}"
+    );
+    assert!(!book.join("one.html").exists());
     let toml = book.join("book.toml");
     let text = support::read(&toml).replace("max-site-mib = 1\n", "max-site-mib = 0\n");
     std::fs::write(toml, text).unwrap();
