@@ -250,32 +250,7 @@ fn sync_refuses_a_git_blob_past_the_size_bound() {
         file.set_len((64 << 20) + 1).unwrap();
     });
     let git_dir = dir.join("inferencex.git");
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .arg("--git-dir")
-            .arg(&git_dir)
-            .arg("--work-tree")
-            .arg(snapshot.join("a1b2c3d4"))
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "git {args:?}: {}",
-            crate::sync::stderr(&o)
-        );
-        String::from_utf8_lossy(&o.stdout).trim().to_string()
-    };
-    let init = Command::new("git")
-        .args(["init", "-q", "--bare"])
-        .arg(&git_dir)
-        .output();
-    assert!(init.unwrap().status.success());
-    git(&["add", "-A"]);
-    git(&["commit", "-qm", "fixture"]);
-    let sha = git(&["rev-parse", "HEAD"]);
+    let sha = crate::sync::commit_to_bare_git(&snapshot.join("a1b2c3d4"), &git_dir);
     let text = support::read(&manifest).replace("a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", &sha);
     std::fs::write(&manifest, text).unwrap();
     let out = dir.join("out");
