@@ -120,27 +120,8 @@ pub(crate) fn expand_book(
     let mut made = 0u64;
     for chunk in jobs.chunks(batch) {
         let reused = cache.as_deref();
-        let expanded = crate::util::parallel::map(chunk, |job| {
-            if let Some(hit) = reused.and_then(|c| c.get(job.path, job.content, library)) {
-                return Ok(Expansion::Cached(hit));
-            }
-            let options = ChapterOptions {
-                on_error: settings.agentx.on_error,
-                markdown: settings.markdown,
-                max_bytes: settings.agentx.max_site_bytes(),
-            };
-            // A chapter whose pages changed re-renders only the deployments that did.
-            let previous = reused.and_then(|c| c.previous(job.path, job.content));
-            let (e, deps) = expand_tracked(
-                job.content,
-                job.path,
-                &job.display,
-                library,
-                options,
-                previous.as_deref(),
-            )?;
-            Ok(Expansion::Fresh(e, deps))
-        })?;
+        let expanded =
+            crate::util::parallel::map(chunk, |job| expand_job(job, settings, library, reused))?;
         for (job, e) in chunk.iter().zip(expanded) {
             let (mut content, mut chapters, (manifest, deployments, stamp)) =
                 settle(job, e, cache.as_deref_mut(), &mut warnings);
@@ -174,6 +155,35 @@ pub(crate) fn expand_book(
     let mut results = results.into_iter().peekable();
     apply_expansions(&mut book.items, &mut 0, &mut results);
     Ok(warnings)
+}
+
+/// One chapter's expansion: from `cache` when its text and pages are
+/// unchanged, else made now.
+fn expand_job(
+    job: &Job<'_>,
+    settings: &BookSettings<'_>,
+    library: &Library,
+    cache: Option<&ExpansionCache>,
+) -> Result<Expansion> {
+    if let Some(hit) = cache.and_then(|c| c.get(job.path, job.content, library)) {
+        return Ok(Expansion::Cached(hit));
+    }
+    let options = ChapterOptions {
+        on_error: settings.agentx.on_error,
+        markdown: settings.markdown,
+        max_bytes: settings.agentx.max_site_bytes(),
+    };
+    // A chapter whose pages changed re-renders only the deployments that did.
+    let previous = cache.and_then(|c| c.previous(job.path, job.content));
+    let (e, deps) = expand_tracked(
+        job.content,
+        job.path,
+        &job.display,
+        library,
+        options,
+        previous.as_deref(),
+    )?;
+    Ok(Expansion::Fresh(e, deps))
 }
 
 /// A chapter's expansion: taken from the cache, or made now with the pages it used.
