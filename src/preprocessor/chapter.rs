@@ -65,15 +65,21 @@ pub fn expand_chapter(
     let options = ChapterOptions {
         on_error,
         markdown: MarkdownConfig::default(),
+        max_bytes: AgentxConfig::default().max_site_bytes(),
     };
     expand_chapter_with(content, chapter_path, display, lib, options)
 }
 
-/// How chapters expand: what a bad directive does, and how Markdown parses.
-#[derive(Debug, Clone, Copy, Default)]
+/// How chapters expand: what a bad directive does, how Markdown parses, and
+/// how much Markdown a chapter may expand to.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct ChapterOptions {
     pub on_error: OnError,
     pub markdown: MarkdownConfig,
+    /// `max-site-mib` in bytes: a chapter whose directives make more
+    /// Markdown than a whole site may have stops at the directive that
+    /// passes it, before the rest is made.
+    pub max_bytes: u64,
 }
 
 /// [`expand_chapter`] with the book's own options.
@@ -114,6 +120,8 @@ pub(super) fn expand_tracked(
     let mut state = ChapterState::new(chapter_path, lib, previous);
     let mut out = Expanded::default();
     let mut replacements: Vec<Replacement> = Vec::new();
+    // Markdown made so far, for `max_bytes`.
+    let mut made = 0u64;
     for occ in occurrences {
         let at = format!("{display}:{}:{}", occ.position.line, occ.position.column);
         let result = match &occ.found {
@@ -134,6 +142,15 @@ pub(super) fn expand_tracked(
         };
         match result {
             Ok(mut expanded) => {
+                made += expanded.markdown.len() as u64;
+                made += expanded
+                    .chapters
+                    .iter()
+                    .map(|c| c.markdown.len() as u64)
+                    .sum::<u64>();
+                if made > options.max_bytes {
+                    return Err(over_max_site(&at, options.max_bytes));
+                }
                 replacements.push(Replacement {
                     occurrence: occ,
                     text: std::mem::take(&mut expanded.markdown),

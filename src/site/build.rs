@@ -80,6 +80,8 @@ impl Site {
         out: &dyn FileSink,
     ) -> Result<RenderCounts> {
         assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
+        let capped = super::capped::Capped::new(out, self.dir.agentx.max_site_bytes());
+        let out: &dyn FileSink = &capped;
         // Cache keys hash each page's Markdown, which a spilled page lacks.
         assert!(
             cache.is_none() || self.spilled.is_none(),

@@ -14,9 +14,11 @@
 pub(crate) mod book;
 mod build;
 mod cache;
+mod capped;
 pub(crate) mod destination;
 pub(crate) mod engine;
 pub(crate) mod export;
+mod heading_ids;
 pub(crate) mod highlight;
 mod layout;
 pub(crate) mod links;

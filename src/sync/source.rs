@@ -1,6 +1,7 @@
 //! Where InferenceX files come from: a git directory (read with `git show
 //! <commit>:<path>`) or a snapshot folder `SRC/<commit or unique prefix>/<path>`.
-//! One trait hides which. Uses `util::fs` to read a snapshot's files.
+//! One trait hides which. Uses `util::fs` to read a snapshot's files, and the size
+//! bound of [`super::capped`] for git blobs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -112,6 +113,22 @@ impl Source for GitSource {
         }
         if String::from_utf8_lossy(&kind.stdout).trim() != "blob" {
             return Ok(None);
+        }
+        // The size first: `git show` would hold all of it in memory.
+        let size = self
+            .git()
+            .args(["cat-file", "-s", "--end-of-options", &spec])
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        let size: u64 = String::from_utf8_lossy(&size.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(u64::MAX);
+        if size > super::capped::MAX_FILE_BYTES {
+            return Err(format!(
+                "{path} at {resolved}: {}",
+                super::capped::too_large()
+            ));
         }
         let out = self
             .git()
