@@ -16,6 +16,15 @@ pub(super) const MAX_FILE_BYTES: u64 = DEFAULT_MAX_FILE_MIB << 20;
 /// error of kind `FileTooLarge` past [`MAX_FILE_BYTES`] (of which at most
 /// one byte more is read).
 pub(super) fn read_to_string(path: &Path) -> io::Result<String> {
+    // A FIFO would block the read and a device never end: regular files only
+    // (the snapshot's own files are read through `util::fs`, which also
+    // refuses symlinks; this covers curves, manifests and previous data).
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file: sync reads regular files only",
+        ));
+    }
     let mut text = String::new();
     std::fs::File::open(path)?
         .take(MAX_FILE_BYTES + 1)
@@ -57,11 +66,19 @@ mod tests {
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 
-    /// `/dev/zero` never ends: the read stops at the bound.
+    /// `/dev/zero` never ends and a FIFO blocks: neither is opened.
     #[cfg(unix)]
     #[test]
-    fn a_file_that_never_ends_stops_at_the_bound() {
+    fn devices_and_fifos_are_not_read() {
         let e = read_to_string(Path::new("/dev/zero")).unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+        let dir = crate::test_support::temp("capped-fifo");
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("curve.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = read_to_string(&fifo).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+        }
     }
 }

@@ -236,10 +236,16 @@ impl Source for SnapshotSource {
                 Ok(_) => {}
             }
         }
-        let max = crate::util::fs::DEFAULT_MAX_FILE_MIB << 20;
-        crate::util::fs::read_regular_to_string(&p, max)
+        crate::util::fs::read_regular_to_string(&p, super::capped::MAX_FILE_BYTES)
             .map(Some)
-            .map_err(|e| format!("{e:#}"))
+            .map_err(|e| match e.downcast_ref::<crate::util::fs::Refusal>() {
+                // Sync reads no book.toml: its bound is fixed, so say that
+                // rather than the build's "raise max-file-mib".
+                Some(crate::util::fs::Refusal::TooLarge { .. }) => {
+                    format!("{}: {}", p.display(), super::capped::too_large())
+                }
+                _ => format!("{e:#}"),
+            })
     }
 
     fn describe(&self) -> String {
