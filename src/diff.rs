@@ -10,28 +10,44 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use crate::manifest::{MANIFEST, Manifest, ManifestDiff, texts_by_key};
+use crate::manifest::{
+    LAUNCHES_VERSION, LEGACY_MANIFEST, MANIFEST, Manifest, ManifestDiff, texts_by_key,
+};
 
 /// The largest manifest `diff` reads. Why 1 GiB: a book 100× the sample
 /// writes a manifest of about 200 MiB; a FIFO or `/dev/zero` must still end.
 const MAX_MANIFEST: u64 = 1 << 30;
 
 /// Reads a manifest from a manifest file, or a built site directory holding
-/// one. The stored hashes are not trusted: comparisons use the text.
+/// one (`launches.json`, or `agentx-manifest.json` of an older build). The
+/// stored hashes are not trusted: comparisons use the text.
 pub(crate) fn read_manifest(path: &Path) -> Result<Manifest> {
     let file = if path.is_dir() {
-        path.join(MANIFEST)
+        let legacy = path.join(LEGACY_MANIFEST);
+        match path.join(MANIFEST) {
+            current if !current.exists() && legacy.exists() => legacy,
+            current => current,
+        }
     } else {
         path.to_path_buf()
     };
     let text = crate::util::fs::read_regular_to_string(&file, MAX_MANIFEST).with_context(|| {
         format!(
-            "cannot read {}; give a manifest, a built site directory, or a git ref of the book",
+            "cannot read {}; give a manifest ({MANIFEST}), a built site directory, or a git \
+             ref of the book",
             file.display()
         )
     })?;
     let mut manifest: Manifest = serde_json::from_str(&text)
         .map_err(|e| anyhow!("{}: not an mdbook-agentx manifest: {e}", file.display()))?;
+    if manifest.version > LAUNCHES_VERSION {
+        bail!(
+            "{}: {MANIFEST} version {} is newer than this mdbook-agentx reads ({LAUNCHES_VERSION}); \
+             upgrade mdbook-agentx",
+            file.display(),
+            manifest.version
+        );
+    }
     for e in &mut manifest.command_sets {
         e.hash = crate::manifest::text_hash(&e.text);
     }

@@ -56,7 +56,8 @@ pub use crate::decode::{
 pub use crate::diff::{load_side as load_manifest, table as diff_table, verbose as diff_verbose};
 pub use crate::install::{InstallOptions, InstallReport, install};
 pub use crate::manifest::{
-    MANIFEST, Manifest, ManifestDiff, ManifestEntry, PageDiff, compare as compare_manifests,
+    LAUNCHES_VERSION, LEGACY_MANIFEST, LaunchProvenance, MANIFEST, Manifest, ManifestDiff,
+    ManifestEntry, PageDiff, compare as compare_manifests,
 };
 pub use crate::preprocessor::{
     AgentxPreprocessor, DeploymentChapter, Expanded, Library, OnError, expand_chapter,

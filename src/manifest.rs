@@ -1,8 +1,14 @@
-//! The build manifest (`agentx-manifest.json`: one entry per command set, in
-//! book order), written entry by entry as a build streams, and the pure
-//! comparison of two manifests: identical, added, removed and changed command
-//! sets per page. `diff` formats comparisons; `sync` can compare the command
-//! sets of data files without building a site.
+//! The build manifest, `launches.json`: one entry per command set, in book
+//! order, with what a tool needs to pick a launch (model, hardware,
+//! checkpoint, deployment, GPUs, nodes, concurrency, tier, router, status,
+//! provenance), where it is shown (`permalink`) and the exact Copy all text.
+//! Its schema is versioned ([`LAUNCHES_VERSION`]) and documented in the
+//! README; it replaces the undocumented `agentx-manifest.json` of earlier
+//! versions, which `diff` still reads. Written entry by entry as a build
+//! streams; the pure comparison of two manifests (identical, added, removed
+//! and changed command sets per page) is [`compare`]. `diff` formats
+//! comparisons; `sync` can compare the command sets of data files without
+//! building a site.
 //!
 //! May use: `decode` (the command sets an entry describes), `util`.
 
@@ -13,21 +19,57 @@ use std::sync::Arc;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::decode::CommandSet;
+use crate::decode::{CommandSet, Deployment, Provenance};
 
 /// File name of the manifest in a built site.
-pub const MANIFEST: &str = "agentx-manifest.json";
+pub const MANIFEST: &str = "launches.json";
 
-/// One command set as built.
+/// The manifest's name in sites built before `launches.json` (read by `diff`).
+pub const LEGACY_MANIFEST: &str = "agentx-manifest.json";
+
+/// The schema version `launches.json` declares. Raised when a field changes
+/// meaning or goes away; new fields may appear within a version.
+pub const LAUNCHES_VERSION: u32 = 1;
+
+/// One command set as built: an entry of `launches.json`. Field names are
+/// the schema's (README, "launches.json"); a legacy manifest's `page`,
+/// `concs` and `text` are read as `model`, `concurrency` and `copy_all`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ManifestEntry {
     /// The stable anchor id.
     pub id: String,
+    /// The set on its deployment chapter, relative to the site root
+    /// (`models/x/<cell>.html#<id>`); empty when not placed in a book.
+    #[serde(default)]
+    pub permalink: String,
     /// The data file's `model`.
+    #[serde(rename = "model", alias = "page")]
     pub page: String,
     /// Cell id.
     pub cell: String,
+    /// Hardware id (`gb300`).
+    #[serde(default)]
+    pub hardware: String,
+    /// Hardware as the data labels it (`GB300`).
+    #[serde(default)]
+    pub hardware_label: String,
+    /// Checkpoint as the lane table shows it.
+    #[serde(default)]
+    pub checkpoint: String,
+    /// The deployment's label (`Agg TP4`, `Disagg 1P1D · …`).
+    #[serde(default)]
+    pub deployment: String,
+    /// Spec-decoding detail (`MTP 3-1-4`), if any.
+    #[serde(default)]
+    pub detail: Option<String>,
+    /// GPUs the deployment uses.
+    #[serde(default)]
+    pub gpus: u32,
+    /// Nodes the set's workers occupy.
+    #[serde(default)]
+    pub nodes: u32,
     /// Concurrencies of the point.
+    #[serde(rename = "concurrency", alias = "concs")]
     pub concs: Vec<u32>,
     /// KV tier id.
     pub tier: String,
@@ -35,36 +77,132 @@ pub struct ManifestEntry {
     pub router: String,
     /// Status id (`verified`, `derived`, …).
     pub status: String,
+    /// The image the commands run in.
+    #[serde(default)]
+    pub image: String,
+    /// Where the point's run is recorded.
+    #[serde(default)]
+    pub provenance: LaunchProvenance,
     /// FNV-1a 64 of `text`, hex.
     pub hash: String,
-    /// The full text a reader copies (env exports, titles, commands, files).
+    /// The full text a reader copies (env exports, titles, commands,
+    /// files): exactly what Copy all copies and `decode` prints.
+    #[serde(rename = "copy_all", alias = "text")]
     pub text: String,
 }
 
-impl ManifestEntry {
-    /// The entry of one command set of page `page`.
-    pub fn of(page: &str, set: &CommandSet) -> ManifestEntry {
-        let text = set.copy_all_text();
-        ManifestEntry {
-            id: set.anchor.clone(),
-            page: page.to_string(),
-            cell: set.cell_id.clone(),
-            concs: set.concs.clone(),
-            tier: set.tier.id().to_string(),
-            router: set.router.id().to_string(),
-            status: set.status.id().to_string(),
-            hash: text_hash(&text),
-            text,
+/// Where the run of a set's point is recorded (for a derived set: the
+/// measured launch of the same point it is derived from). Links are kept
+/// only when a reader may follow them (`http:`, `https:` or relative), as
+/// on the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchProvenance {
+    /// The lane's config key in InferenceX.
+    #[serde(default)]
+    pub config_key: String,
+    /// The recipe override the point used.
+    #[serde(default, rename = "override")]
+    pub override_name: Option<String>,
+    /// The run that measured it.
+    #[serde(default)]
+    pub run: Option<String>,
+    /// The pull request's number.
+    #[serde(default)]
+    pub pr: Option<String>,
+    /// The pull request.
+    #[serde(default)]
+    pub pull_request: Option<String>,
+    /// The comment that signed off a `verified-pr` run.
+    #[serde(default)]
+    pub comment: Option<String>,
+    /// The job log of the point.
+    #[serde(default)]
+    pub job: Option<String>,
+    /// The recipe at the measured commit.
+    #[serde(default)]
+    pub recipe: Option<String>,
+    /// The InferenceX commit.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// The date on the dashboard.
+    #[serde(default)]
+    pub date: Option<String>,
+}
+
+impl LaunchProvenance {
+    fn of(p: &Provenance) -> LaunchProvenance {
+        let url = |u: &Option<String>| {
+            u.as_ref()
+                .filter(|u| crate::util::escape::safe_url(u).is_some())
+                .cloned()
+        };
+        LaunchProvenance {
+            config_key: p.config_key.clone(),
+            override_name: p.override_name.clone(),
+            run: url(&p.run_url),
+            pr: p.pr.clone(),
+            pull_request: url(&p.pr_url),
+            comment: url(&p.comment_url),
+            job: url(&p.job_url),
+            recipe: url(&p.recipe_url),
+            commit: p.sha.clone(),
+            date: p.date.clone(),
         }
     }
 }
 
-/// A build's `agentx-manifest.json`.
+impl ManifestEntry {
+    /// The entry of one command set of page `page`, with what the set
+    /// itself knows (not its deployment's facts: see [`ManifestEntry::placed`]).
+    pub fn of(page: &str, set: &CommandSet) -> ManifestEntry {
+        let text = set.copy_all_text();
+        ManifestEntry {
+            id: set.anchor.clone(),
+            permalink: String::new(),
+            page: page.to_string(),
+            cell: set.cell_id.clone(),
+            hardware: String::new(),
+            hardware_label: String::new(),
+            checkpoint: String::new(),
+            deployment: String::new(),
+            detail: None,
+            gpus: 0,
+            nodes: set.worker_nodes(),
+            concs: set.concs.clone(),
+            tier: set.tier.id().to_string(),
+            router: set.router.id().to_string(),
+            status: set.status.id().to_string(),
+            image: set.image.image.clone(),
+            provenance: LaunchProvenance::of(&set.provenance),
+            hash: text_hash(&text),
+            text,
+        }
+    }
+
+    /// The entry with its deployment's facts, shown on the page at `page_url`
+    /// (relative to the site root).
+    pub fn placed(mut self, d: &Deployment, page_url: &str) -> ManifestEntry {
+        self.permalink = format!("{page_url}#{}", self.id);
+        self.hardware = d.hw.clone();
+        self.hardware_label = d.hw_label.clone();
+        self.checkpoint = d.ckpt_label.clone();
+        self.deployment = d.label.clone();
+        self.detail = d.detail.clone();
+        self.gpus = d.gpus;
+        self
+    }
+}
+
+/// A build's `launches.json`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Manifest {
+    /// The schema version ([`LAUNCHES_VERSION`]); 0 in a legacy manifest.
+    #[serde(default)]
+    pub version: u32,
     /// `mdbook-agentx <version>`.
     pub generator: String,
     /// Every command set, in book order.
+    #[serde(rename = "launches", alias = "command_sets")]
     pub command_sets: Vec<ManifestEntry>,
 }
 
@@ -75,6 +213,7 @@ impl Manifest {
         let mut seen = HashSet::new();
         entries.retain(|e| seen.insert((e.page.clone(), e.id.clone())));
         Manifest {
+            version: LAUNCHES_VERSION,
             generator: generator(),
             command_sets: entries,
         }
@@ -112,7 +251,7 @@ impl<W: Write> ManifestWriter<W> {
     fn with_generator(mut out: W, generator: &str) -> Result<Self> {
         write!(
             out,
-            "{{\n  \"generator\": {},\n  \"command_sets\": [",
+            "{{\n  \"version\": {LAUNCHES_VERSION},\n  \"generator\": {},\n  \"launches\": [",
             serde_json::to_string(generator)?
         )?;
         Ok(ManifestWriter {
@@ -313,15 +452,97 @@ mod tests {
     fn entry(page: &str, id: &str, text: &str) -> ManifestEntry {
         ManifestEntry {
             id: id.into(),
+            permalink: format!("models/x/h200-agg.html#{id}"),
             page: page.into(),
             cell: "h200-agg".into(),
+            hardware: "h200".into(),
+            hardware_label: "H200".into(),
+            checkpoint: "FP8".into(),
+            deployment: "Agg TP8".into(),
+            detail: None,
+            gpus: 8,
+            nodes: 1,
             concs: vec![1, 64],
             tier: "none".into(),
             router: "sglang".into(),
             status: "measured".into(),
+            image: "img".into(),
+            provenance: LaunchProvenance::default(),
             hash: text_hash(text),
             text: text.into(),
         }
+    }
+
+    #[test]
+    fn provenance_keeps_only_links_a_reader_may_follow() {
+        let p = Provenance {
+            config_key: "k".into(),
+            run_url: Some("https://github.com/o/r/actions/runs/1".into()),
+            pr_url: Some("javascript:alert(1)".into()),
+            job_url: Some("java\tscript:x".into()),
+            recipe_url: Some("recipes/x.yaml".into()),
+            pr: Some("12".into()),
+            ..Provenance::default()
+        };
+        let l = LaunchProvenance::of(&p);
+        assert_eq!(
+            l.run.as_deref(),
+            Some("https://github.com/o/r/actions/runs/1")
+        );
+        assert_eq!((l.pull_request, l.job), (None, None));
+        assert_eq!(l.recipe.as_deref(), Some("recipes/x.yaml"));
+        assert_eq!(l.pr.as_deref(), Some("12"));
+    }
+
+    /// A manifest of builds before `launches.json` (its field names) reads
+    /// as a legacy manifest: version 0, its sets with what they had.
+    #[test]
+    fn legacy_manifests_read() {
+        let legacy = r#"{"generator": "mdbook-agentx 0.1.0", "command_sets": [{"id": "a",
+            "page": "P", "cell": "c", "concs": [1, 4], "tier": "none", "router": "sglang",
+            "status": "derived", "hash": "0", "text": "echo\n"}]}"#;
+        let m: Manifest = serde_json::from_str(legacy).unwrap();
+        assert_eq!(m.version, 0);
+        let e = &m.command_sets[0];
+        assert_eq!(
+            (e.page.as_str(), e.concs.as_slice(), e.text.as_str()),
+            ("P", &[1, 4][..], "echo\n")
+        );
+        assert_eq!((e.permalink.as_str(), e.gpus), ("", 0));
+        // And a current one names them as the schema does.
+        let now = Manifest::new(vec![entry("P", "a", "t")]).to_json();
+        let v: serde_json::Value = serde_json::from_str(&now).unwrap();
+        assert_eq!(v["version"], LAUNCHES_VERSION);
+        let keys: Vec<&str> = v["launches"][0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "id",
+                "permalink",
+                "model",
+                "cell",
+                "hardware",
+                "hardware_label",
+                "checkpoint",
+                "deployment",
+                "detail",
+                "gpus",
+                "nodes",
+                "concurrency",
+                "tier",
+                "router",
+                "status",
+                "image",
+                "provenance",
+                "hash",
+                "copy_all"
+            ]
+        );
     }
 
     #[test]

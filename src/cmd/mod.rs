@@ -80,7 +80,7 @@ enum Command {
     /// Compare the command sets of two builds, per page: identical, added,
     /// removed and changed (a Markdown table for a pull-request description).
     ///
-    /// OLD and NEW are each a manifest (agentx-manifest.json), a built site
+    /// OLD and NEW are each a manifest (launches.json), a built site
     /// directory, or a git ref of the book (built in a scratch copy).
     Diff(diff::Args),
     /// Count lanes, deployments, points, hardware and command sets per page

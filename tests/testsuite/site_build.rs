@@ -284,12 +284,12 @@ fn directive_text_from_data_is_not_expanded_in_generated_chapters() {
 #[test]
 fn source_files_never_replace_generated_files() {
     let book = support::mini_book("static-clash");
-    std::fs::write(book.join("src/agentx-manifest.json"), "{\"stale\": true}").unwrap();
+    std::fs::write(book.join("src/launches.json"), "{\"stale\": true}").unwrap();
     std::fs::write(book.join("src/picture.svg"), "<svg/>").unwrap();
     let out = support::temp("static-clash-out");
     let report = build_into(&book, &out).unwrap();
-    let manifest = support::read(&out.join("agentx-manifest.json"));
-    assert!(manifest.contains("\"command_sets\""), "{manifest}");
+    let manifest = support::read(&out.join("launches.json"));
+    assert!(manifest.contains("\"launches\""), "{manifest}");
     assert_eq!(support::read(&out.join("picture.svg")), "<svg/>");
     assert_eq!(
         report.files,
