@@ -10,6 +10,7 @@
 //! May use: `preprocessor`, `render` (its class names), `manifest`, `decode`,
 //! `data`, `util`.
 
+mod agents;
 pub(crate) mod book;
 mod build;
 mod cache;
