@@ -10,7 +10,9 @@
 //! - [`AgentxPreprocessor`]: the mdBook preprocessor (`<<agentx page="…">>`
 //!   directives), also as [`run_protocol`] over stdin/stdout, or one chapter
 //!   at a time with [`Library`] and [`expand_chapter`];
-//! - [`install`]: the AgentX assets and `book.toml` entries of an mdBook book;
+//! - [`install`]: the AgentX assets and `book.toml` entries of an mdBook book,
+//!   and [`render_agent_files`], the renderer that publishes `llms.txt`, the
+//!   Markdown twins and `launches.json` beside mdBook's HTML;
 //! - [`build`], [`export_offline`], [`export_single_file`]: the standalone
 //!   builder, and [`Engine`] / [`serve`] / [`watch`] for live preview;
 //!   [`export_markdown`]: the expanded book as portable Markdown;
@@ -23,7 +25,7 @@
 //! `util ← data ← decode ← {manifest, render} ← preprocessor ← site ← {serve,
 //! check, diff}` (`shell` sits between `data` and `decode`, `stats` on
 //! `decode`; `sync` beside `decode`, on `data`, `decode` and `manifest`;
-//! `install` on `preprocessor`).
+//! `install` on `preprocessor` and `site`).
 //! The README's layout section draws the whole graph.
 
 mod check;
@@ -67,6 +69,9 @@ pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
 pub use crate::site::book::data_files;
 pub use crate::site::engine::{Change, Engine, Rebuild};
 pub use crate::site::export::{export_offline, single_file as export_single_file};
+pub use crate::site::mdbook_agents::{
+    AGENT_FILES_RENDERER, AgentFilesReport, publish_agent_files, render_agent_files,
+};
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
 pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};

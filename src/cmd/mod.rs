@@ -4,6 +4,7 @@
 //!
 //! May use: the library's public API.
 
+mod agent_files;
 mod build;
 mod check;
 mod decode;
@@ -77,6 +78,12 @@ enum Command {
     ///
     /// Exit code 0 only when all checks pass.
     Check(check::Args),
+    /// mdBook renderer: llms.txt, llms-full.txt, launches.json and a Markdown
+    /// twin of every page, beside the pages mdBook's html renderer wrote.
+    ///
+    /// mdBook runs it as [output.html-agentx] (after [output.html]), with its
+    /// render context on stdin; `install --agent-files` adds that table.
+    AgentFiles(agent_files::Args),
     /// Compare the command sets of two builds, per page: identical, added,
     /// removed and changed (a Markdown table for a pull-request description).
     ///
@@ -115,6 +122,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Markdown(args)) => markdown::execute(args),
         Some(Command::Install(args)) => install::execute(args),
         Some(Command::Check(args)) => check::execute(args),
+        Some(Command::AgentFiles(args)) => agent_files::execute(args),
         Some(Command::Diff(args)) => diff::execute(args),
         Some(Command::Stats(args)) => stats::execute(args),
         Some(Command::Sync(args)) => sync::execute(args),

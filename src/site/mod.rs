@@ -20,6 +20,7 @@ pub(crate) mod highlight;
 mod layout;
 pub(crate) mod links;
 pub(crate) mod markdown;
+pub(crate) mod mdbook_agents;
 mod output;
 mod overview;
 mod portable;

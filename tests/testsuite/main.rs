@@ -3,6 +3,7 @@
 //! library's public API and the built binary only; tests of internals live
 //! beside the code, in `src/`.
 
+mod agent_files;
 mod browser;
 mod browser_chrome;
 mod browser_focus;
