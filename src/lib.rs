@@ -48,7 +48,7 @@ mod test_support;
 
 pub use crate::check::run as check;
 pub use crate::check::{
-    CheckReport, Finding, ImageTally, LinkReport, TierProblem, registry::Severity,
+    CheckReport, Finding, ImageTally, KvTally, LinkReport, TierProblem, registry::Severity,
 };
 pub use crate::data::{Arg, BlockKind, ImageStatus, KvTier, Role, Router};
 pub use crate::decode::{

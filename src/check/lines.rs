@@ -118,10 +118,16 @@ fn check_line(
             registry: reg.label.clone(),
             lines: 0,
             parsed: 0,
+            distinct: 0,
         });
     tally.lines += 1;
     if !problems.iter().any(|p| p.severity == Severity::Error) {
         tally.parsed += 1;
+    }
+    let key = (image.clone(), entrypoint.clone());
+    let lists = report.arguments.entry(key).or_default();
+    if !lists.contains(call.args) {
+        lists.insert(call.args.to_vec());
     }
     for p in problems {
         let finding = Finding {

@@ -465,20 +465,17 @@ pub(super) fn build_spilling(
 
 /// Renders the book in `dir` page by page, as [`build`] does but without
 /// writing anything, and checks its internal links and anchors as pages go
-/// by (`check`; `skip` as for [`links::check`]): memory holds what a build
-/// holds, plus the site's ids and links.
+/// by (`check`; `skip` as for [`links::check`]), sending each chapter's
+/// command sets to `sets`: memory holds what a build holds, plus the site's
+/// ids and links.
 pub(crate) fn check_links(
     dir: BookDir,
     lib: &mut Option<crate::preprocessor::Library>,
     skip: &[&str],
+    sets: &mut EntrySink<'_>,
 ) -> Result<links::LinkCheck> {
-    let mut site = Site::expand_spilling(
-        dir,
-        lib,
-        Residency::OnDemand,
-        spill::HELD_IN_MEMORY,
-        &mut |_| Ok(()),
-    )?;
+    let mut site =
+        Site::expand_spilling(dir, lib, Residency::OnDemand, spill::HELD_IN_MEMORY, sets)?;
     let theme = Theme::load(&site.dir.root, &site.dir.bounds)?;
     let collector = links::LinkCollector::new(skip);
     let markdown = site.take_markdown();
