@@ -74,6 +74,21 @@ fn commit_of(book: &Path, spec: &str) -> Option<String> {
 /// Builds the manifest of the book as it is at a commit, in a scratch copy.
 /// `shown` names the commit in messages.
 fn manifest_at_commit(book: &Path, commit: &str, shown: &str) -> Result<Manifest> {
+    with_book_at_commit(book, commit, &mut |at| {
+        crate::site::book_manifest(at, &mut |_| {})
+            .with_context(|| format!("building the book at {shown}"))
+    })
+}
+
+/// Runs `f` on the book at `book` as it is at `commit`, unpacked into a
+/// scratch directory that is removed afterwards, whatever happens. `f`
+/// gets the book's directory in the scratch copy (the same path below the
+/// repository's top as `book`).
+pub(crate) fn with_book_at_commit<T>(
+    book: &Path,
+    commit: &str,
+    f: &mut dyn FnMut(&Path) -> Result<T>,
+) -> Result<T> {
     let book =
         std::fs::canonicalize(book).with_context(|| format!("cannot open {}", book.display()))?;
     let top = git(&book, &["rev-parse", "--show-toplevel"])?;
@@ -88,8 +103,28 @@ fn manifest_at_commit(book: &Path, commit: &str, shown: &str) -> Result<Manifest
         .tempdir()
         .context("cannot create a scratch directory")?;
     unpack_commit(&top, commit, scratch.path())?;
-    crate::site::book_manifest(&scratch.path().join(&sub))
-        .with_context(|| format!("building the book at {shown}"))
+    f(&scratch.path().join(&sub))
+}
+
+/// The commit `spec` names in the repository holding `book`: an error
+/// naming the ref and the fix when it names none.
+pub(crate) fn resolve_commit(book: &Path, spec: &str) -> Result<String> {
+    if let Some(commit) = commit_of(book, spec) {
+        return Ok(commit);
+    }
+    if git(book, &["rev-parse", "--show-toplevel"]).is_err() {
+        bail!(
+            "{} is not in a git repository, so `{spec}` names no commit of it; run this in a \
+             clone of the book's repository",
+            book.display()
+        );
+    }
+    bail!(
+        "`{spec}` is not a commit of the git repository holding {}; fetch it first (`git fetch \
+         origin main` makes `origin/main`; in GitHub Actions, actions/checkout with \
+         `fetch-depth: 0`), or name another ref or commit",
+        book.display()
+    )
 }
 
 /// The files of `commit` of the repository at `top`, unpacked into `into`:

@@ -18,12 +18,14 @@
 //!   [`export_markdown`]: the expanded book as portable Markdown;
 //! - [`check`]: command lines against flag registries, KV tiers, links;
 //! - [`Manifest`] and [`compare_manifests`]: what changed between two builds;
+//! - [`report`]: a pull request's evidence against a base commit, in one
+//!   document ([`Report::markdown`]);
 //! - [`sync`]: data files generated from InferenceX lanes (a lane manifest
 //!   pinning each lane to a commit), checked by decoding them back.
 //!
 //! Data flows one way, each module using only those before it:
 //! `util ← data ← decode ← {manifest, render} ← preprocessor ← site ← {serve,
-//! check, diff}` (`shell` sits between `data` and `decode`, `stats` on
+//! check, diff} ← report` (`shell` sits between `data` and `decode`, `stats` on
 //! `decode`; `sync` beside `decode`, on `data`, `decode` and `manifest`;
 //! `install` on `preprocessor` and `site`).
 //! The README's layout section draws the whole graph.
@@ -36,6 +38,7 @@ mod install;
 mod manifest;
 mod preprocessor;
 mod render;
+mod report;
 mod serve;
 mod shell;
 mod site;
@@ -65,6 +68,7 @@ pub use crate::preprocessor::{
     AgentxPreprocessor, DeploymentChapter, Expanded, Library, OnError, expand_chapter,
     run_protocol, supports as supports_renderer,
 };
+pub use crate::report::{BaseRef, NewLines, Report, run as report};
 pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
 pub use crate::site::book::data_files;
 pub use crate::site::engine::{Change, Engine, Rebuild};

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
+pub(crate) use self::lines::argument_lists;
 use self::lines::{Tallies, check_set};
 pub(crate) use self::registries::{Registries, RegistryConfig};
 pub use self::report::*;
@@ -113,14 +114,14 @@ fn merge(lib: &Library, mut found: HashMap<PathBuf, PageFindings>) -> Result<Che
 /// writing it, and runs every check. Each data file is checked as it is
 /// decoded and dropped; links are checked as pages go by.
 pub fn run(root: &Path) -> Result<CheckReport> {
-    run_visiting(root, &mut |_| {}, &mut |_| Ok(()))
+    run_visiting(root, &mut |_, _| {}, &mut |_| Ok(()))
 }
 
 /// [`run`], showing each decoded page to `page` and each chapter's command
 /// sets to `sets` as the book is read (`report` counts and compares them).
 pub(crate) fn run_visiting(
     root: &Path,
-    page: &mut dyn FnMut(&DecodedPage),
+    page: &mut dyn FnMut(&Path, &DecodedPage),
     sets: &mut EntrySink<'_>,
 ) -> Result<CheckReport> {
     let dir = BookDir::open(root)?;
@@ -129,7 +130,7 @@ pub(crate) fn run_visiting(
     let bounds = dir.bounds.clone();
     let mut found = HashMap::new();
     let lib = Library::open_visiting(root, &dir.agentx.data_dir, bounds, &mut |path, decoded| {
-        page(decoded);
+        page(path, decoded);
         found.insert(path.to_path_buf(), check_page(decoded, &mut registries));
     })?;
     if !lib.failures().is_empty() {

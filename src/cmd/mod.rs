@@ -13,6 +13,7 @@ mod export;
 mod install;
 mod markdown;
 mod preprocess;
+mod report;
 mod serve;
 mod stats;
 mod supports;
@@ -90,6 +91,14 @@ enum Command {
     /// OLD and NEW are each a manifest (launches.json), a built site
     /// directory, or a git ref of the book (built in a scratch copy).
     Diff(diff::Args),
+    /// The evidence for a pull request's description, in one Markdown document.
+    ///
+    /// Against the git ref --base: the per-page table (as `stats`), the command
+    /// sets identical, added, removed and changed (as `diff`), argument parsing
+    /// per image and entry point (with distinct argument lists new since the
+    /// base), KV flags per image, links and anchors, and warnings. Exit code 0
+    /// only when every check passes, so CI can gate on it.
+    Report(report::Args),
     /// Count lanes, deployments, points, hardware and command sets per page
     /// (of data files, directories of them, or a book directory).
     Stats(stats::Args),
@@ -124,6 +133,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Check(args)) => check::execute(args),
         Some(Command::AgentFiles(args)) => agent_files::execute(args),
         Some(Command::Diff(args)) => diff::execute(args),
+        Some(Command::Report(args)) => report::execute(args),
         Some(Command::Stats(args)) => stats::execute(args),
         Some(Command::Sync(args)) => sync::execute(args),
     }

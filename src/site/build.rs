@@ -492,18 +492,24 @@ pub(crate) fn check_links(
     Ok(collector.finish())
 }
 
-/// The manifest of the book in `root`: its chapters expanded, nothing rendered.
-pub(crate) fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
-    let mut entries = Vec::new();
-    Site::expand_with(
-        BookDir::open(root)?,
-        &mut None,
-        Residency::OnDemand,
-        &mut |sets| {
-            entries.extend(sets.iter().cloned());
-            Ok(())
-        },
+/// The manifest of the book in `root`: its chapters expanded, nothing
+/// rendered. Every data file is decoded first and shown to `page`.
+pub(crate) fn book_manifest(
+    root: &Path,
+    page: &mut dyn FnMut(&crate::decode::DecodedPage),
+) -> Result<crate::manifest::Manifest> {
+    let dir = BookDir::open(root)?;
+    let lib = crate::preprocessor::Library::open_visiting(
+        root,
+        &dir.agentx.data_dir,
+        dir.bounds.clone(),
+        &mut |_, decoded| page(decoded),
     )?;
+    let mut entries = Vec::new();
+    Site::expand_with(dir, &mut Some(lib), Residency::OnDemand, &mut |sets| {
+        entries.extend(sets.iter().cloned());
+        Ok(())
+    })?;
     Ok(crate::manifest::Manifest::new(entries))
 }
 

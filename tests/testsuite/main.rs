@@ -25,6 +25,7 @@ mod preprocessor;
 mod publish;
 mod reader;
 mod real_data;
+mod report;
 mod sample_book;
 mod serve;
 mod site_build;

@@ -1,0 +1,42 @@
+//! `report [BOOK] --base REF`: the pull request's evidence in one document.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::ValueEnum;
+
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    /// Book directory (holding book.toml), in a git repository.
+    #[arg(default_value = ".")]
+    book_dir: PathBuf,
+    /// The git ref or commit to compare with (`origin/main`).
+    #[arg(long)]
+    base: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "markdown")]
+    format: ReportFormat,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ReportFormat {
+    Markdown,
+    Json,
+}
+
+pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    let report = mdbook_agentx::report(&args.book_dir, &args.base)?;
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        ReportFormat::Markdown => write!(out, "{}", report.markdown())?,
+        ReportFormat::Json => {
+            let mut v = serde_json::to_value(&report)?;
+            v["ok"] = serde_json::Value::Bool(report.ok());
+            serde_json::to_writer_pretty(&mut out, &v)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(super::failed_if(!report.ok()))
+}
