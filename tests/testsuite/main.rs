@@ -11,6 +11,7 @@ mod browser_mdbook;
 mod browser_search;
 mod browser_selector;
 mod check;
+mod ci;
 mod cli;
 mod containment;
 mod containment_props;
