@@ -315,12 +315,7 @@ impl<'l> ChapterState<'l> {
             .iter()
             .map(|(d, path)| summarize(&at, d, path.clone()))
             .collect();
-        let chapter_dir = self.chapter_dir.clone();
-        let page_url = |d: &decode::Deployment| {
-            let path = chapter_dir.join(render::subchapter_path(&opts, d));
-            crate::util::text::url_path(&path.with_extension("html"))
-        };
-        let sets = self.manifest_entries(page, &key, &deployments, &page_url);
+        let sets = self.manifest_entries(page, &key, &deployments, &opts);
         Ok(ExpandedDirective {
             markdown: section.markdown,
             chapters,
@@ -340,8 +335,14 @@ impl<'l> ChapterState<'l> {
         page: &DecodedPage,
         key: &(Option<String>, Option<String>),
         deployments: &[&decode::Deployment],
-        page_url: &dyn Fn(&decode::Deployment) -> String,
+        opts: &SectionOptions,
     ) -> Vec<ManifestEntry> {
+        let chapter_dir = &self.chapter_dir;
+        // The set's permalink: its deployment chapter's page.
+        let page_url = |d: &decode::Deployment| {
+            let path = chapter_dir.join(render::subchapter_path(opts, d));
+            crate::util::text::url_path(&path.with_extension("html"))
+        };
         let last_entries = self.previous.and_then(|p| {
             let old = p.page(key).filter(|old| old.model == page.model)?;
             let deployments: HashMap<&str, &decode::Deployment> = old

@@ -161,7 +161,14 @@ fn check_agent_files(site: &Path) {
     for set in sets.values().filter(|s| models.insert(s.model.clone())) {
         assert_eq!(decode(set), set.copy_all, "{}", set.cell);
     }
+    check_llms_txt(site);
+    check_twins(site, &sets);
+    check_launches(site, &sets);
+}
 
+/// `llms.txt`: the title, a section per model linking its pages, every
+/// link a file of the site.
+fn check_llms_txt(site: &Path) {
     let llms = support::read(&site.join("llms.txt"));
     let title = support::read(&support::repo().join("book.toml"));
     let title = title
@@ -185,8 +192,10 @@ fn check_agent_files(site: &Path) {
             "{link} is not a file of the site"
         );
     }
+}
 
-    // Every twin: each set's Copy all is decode's; every set is in one.
+/// Every twin: each set's Copy all is decode's; every set is in one.
+fn check_twins(site: &Path, sets: &BTreeMap<String, Set>) {
     let mut seen = BTreeSet::new();
     let twins = support::files_under(site)
         .into_iter()
@@ -207,9 +216,11 @@ fn check_agent_files(site: &Path) {
         sets.len(),
         "every set has its Copy all in a twin"
     );
+}
 
-    // launches.json: one entry per set, its Copy all decode's, its
-    // permalink a page holding the set's id.
+/// `launches.json`: one entry per set, its Copy all decode's, its
+/// permalink a page holding the set's id.
+fn check_launches(site: &Path, sets: &BTreeMap<String, Set>) {
     let launches: serde_json::Value =
         serde_json::from_str(&support::read(&site.join("launches.json"))).unwrap();
     assert_eq!(launches["version"], 1);

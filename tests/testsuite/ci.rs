@@ -186,15 +186,19 @@ fn the_ci_workflow_checks_reports_and_posts() {
     let stubs = tmp.join("bin");
     stand_ins(&stubs);
 
-    // A pull request retuning one lane and adding one: everything passes.
-    let pr = tmp.join("pr");
-    let work = pull_request(&origin, &pr, &|w| {
+    passing_pull_request(job, &origin, &tmp.join("pr"), &stubs);
+    failing_pull_request(job, &origin, &tmp.join("bad"), &stubs);
+}
+
+/// A pull request retuning one lane and adding one: everything passes.
+fn passing_pull_request(job: &Yaml, origin: &Path, pr: &Path, stubs: &Path) {
+    let work = pull_request(origin, pr, &|w| {
         let text = support::read(&w.join(DATA));
         std::fs::write(w.join(DATA), retune_and_add(&text)).unwrap();
     });
     let home = pr.join("home");
     std::fs::create_dir_all(&home).unwrap();
-    let steps = run_job(job, &work, &home, &stubs);
+    let steps = run_job(job, &work, &home, stubs);
     let codes: Vec<Option<i32>> = steps.iter().map(|(_, c)| *c).collect();
     assert_eq!(codes, [Some(0); 5], "{steps:?}");
     let report = support::read(&work.join("agentx-report.md"));
@@ -215,11 +219,12 @@ fn the_ci_workflow_checks_reports_and_posts() {
             env!("CARGO_PKG_VERSION")
         )
     );
+}
 
-    // A pull request with a misspelt flag: check and report fail, the
-    // report is still written, summarized and posted (editing the comment).
-    let bad = tmp.join("bad");
-    let work = pull_request(&origin, &bad, &|w| {
+/// A pull request with a misspelt flag: check and report fail, the report
+/// is still written, summarized and posted (editing the comment).
+fn failing_pull_request(job: &Yaml, origin: &Path, bad: &Path, stubs: &Path) {
+    let work = pull_request(origin, bad, &|w| {
         let text = support::read(&w.join(DATA)).replacen(
             "\"--mem-fraction-static\"",
             "\"--mem-fraction-statik\"",
@@ -230,7 +235,7 @@ fn the_ci_workflow_checks_reports_and_posts() {
     let home = bad.join("home");
     std::fs::create_dir_all(&home).unwrap();
     std::fs::write(home.join("commented"), "").unwrap();
-    let steps = run_job(job, &work, &home, &stubs);
+    let steps = run_job(job, &work, &home, stubs);
     let codes: Vec<Option<i32>> = steps.iter().map(|(_, c)| *c).collect();
     assert_eq!(
         codes,

@@ -220,7 +220,38 @@ fn report_against_a_base_branch_matches_counts_from_the_data() {
     assert_eq!(report["ok"], true);
     assert_eq!(report["base"]["spec"], "main");
 
-    // Per page: the data files' JSON, as `stats` counts them.
+    check_pages(&report, &book);
+    check_changes(&report, &book, &before, &after);
+    check_argument_lists(&report, &book, &before, &after);
+    // The Markdown says the same, in its sections.
+    let md = bin(&book, &["report", "--base", "main"]);
+    assert_eq!(md.status.code(), Some(0));
+    let md = String::from_utf8(md.stdout).unwrap();
+    let q = report["diff"]["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["page"] == "Qwen3.8-Flash-Next")
+        .unwrap();
+    let row = format!(
+        "| Qwen3.8-Flash-Next | {} | 8 | 0 | {} |",
+        q["identical"],
+        q["changed"].as_array().unwrap().len()
+    );
+    assert!(md.contains(&row), "{row}\n{md}");
+    assert!(
+        md.contains("| Qwen3.8-Flash-Next | 4 | 4 | 13 | gb300, b200, h200 | 42 |"),
+        "{md}"
+    );
+    assert!(md.contains(&format!(
+        "- Qwen3.8-Flash-Next `{}`",
+        q["added"][0].as_str().unwrap()
+    )));
+    assert!(md.contains("**Every check passed.**"));
+}
+
+/// The per-page table against the data files' JSON, as `stats` counts them.
+fn check_pages(report: &Value, book: &Path) {
     for page in report["pages"].as_array().unwrap() {
         let name = page["page"].as_str().unwrap();
         let file = std::fs::read_dir(book.join("agentx"))
@@ -263,10 +294,12 @@ fn report_against_a_base_branch_matches_counts_from_the_data() {
         (&json!(4), &json!(4), &json!(13), &json!(42))
     );
     assert_eq!(qwen["hardware"], json!(["gb300", "b200", "h200"]));
+}
 
-    // Added, removed, changed: the two versions' sets by anchor and text.
-    let old = copy_alls(&decoded_pages(&book, &before));
-    let new = copy_alls(&decoded_pages(&book, &after));
+/// Added, removed, changed: the two versions' sets by anchor and text.
+fn check_changes(report: &Value, book: &Path, before: &str, after: &str) {
+    let old = copy_alls(&decoded_pages(book, before));
+    let new = copy_alls(&decoded_pages(book, after));
     for page in report["diff"]["pages"].as_array().unwrap() {
         let name = page["page"].as_str().unwrap();
         let keys = |m: &BTreeMap<(String, String), String>| -> BTreeSet<String> {
@@ -306,10 +339,12 @@ fn report_against_a_base_branch_matches_counts_from_the_data() {
             );
         }
     }
+}
 
-    // Argument lists per image and entry point: lines, distinct, new.
-    let head = argument_lists(&decoded_pages(&book, &after));
-    let base = argument_lists(&decoded_pages(&book, &before));
+/// Argument lists per image and entry point: lines, distinct, new.
+fn check_argument_lists(report: &Value, book: &Path, before: &str, after: &str) {
+    let head = argument_lists(&decoded_pages(book, after));
+    let base = argument_lists(&decoded_pages(book, before));
     let images = report["check"]["images"].as_array().unwrap();
     assert_eq!(images.len(), head.len(), "every image and entry point");
     let mut new_total = 0;
@@ -342,32 +377,6 @@ fn report_against_a_base_branch_matches_counts_from_the_data() {
     // The retuned and the added worker lines are new (0.85 and 0.9), under
     // both routers' worker entry points.
     assert!(new_total >= 4, "{new_total}");
-
-    // The Markdown says the same, in its sections.
-    let md = bin(&book, &["report", "--base", "main"]);
-    assert_eq!(md.status.code(), Some(0));
-    let md = String::from_utf8(md.stdout).unwrap();
-    let q = report["diff"]["pages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["page"] == "Qwen3.8-Flash-Next")
-        .unwrap();
-    let row = format!(
-        "| Qwen3.8-Flash-Next | {} | 8 | 0 | {} |",
-        q["identical"],
-        q["changed"].as_array().unwrap().len()
-    );
-    assert!(md.contains(&row), "{row}\n{md}");
-    assert!(
-        md.contains("| Qwen3.8-Flash-Next | 4 | 4 | 13 | gb300, b200, h200 | 42 |"),
-        "{md}"
-    );
-    assert!(md.contains(&format!(
-        "- Qwen3.8-Flash-Next `{}`",
-        q["added"][0].as_str().unwrap()
-    )));
-    assert!(md.contains("**Every check passed.**"));
 }
 
 /// `report` exits 1 when a check fails, and says which; a ref that names
