@@ -26,12 +26,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match args.format {
         OutputFormat::Text => write!(out, "{}", report.text(args.verbose))?,
-        OutputFormat::Json => {
-            let mut v = serde_json::to_value(&report)?;
-            v["ok"] = serde_json::Value::Bool(report.ok());
-            serde_json::to_writer_pretty(&mut out, &v)?;
-            writeln!(out)?;
-        }
+        OutputFormat::Json => super::write_json_with_ok(&mut out, &report, report.ok())?,
     }
     Ok(super::failed_if(!report.ok()))
 }

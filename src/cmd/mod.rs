@@ -139,6 +139,19 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// Writes `report` as pretty JSON with `"ok": ok` added (`check`, `report`).
+fn write_json_with_ok(
+    out: &mut dyn std::io::Write,
+    report: &impl serde::Serialize,
+    ok: bool,
+) -> Result<()> {
+    let mut v = serde_json::to_value(report)?;
+    v["ok"] = serde_json::Value::Bool(ok);
+    serde_json::to_writer_pretty(&mut *out, &v)?;
+    writeln!(out)?;
+    Ok(())
+}
+
 /// Exit code 1 when any input failed, else 0.
 fn failed_if(any_failed: bool) -> ExitCode {
     if any_failed {

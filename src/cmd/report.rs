@@ -31,12 +31,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match args.format {
         ReportFormat::Markdown => write!(out, "{}", report.markdown())?,
-        ReportFormat::Json => {
-            let mut v = serde_json::to_value(&report)?;
-            v["ok"] = serde_json::Value::Bool(report.ok());
-            serde_json::to_writer_pretty(&mut out, &v)?;
-            writeln!(out)?;
-        }
+        ReportFormat::Json => super::write_json_with_ok(&mut out, &report, report.ok())?,
     }
     Ok(super::failed_if(!report.ok()))
 }

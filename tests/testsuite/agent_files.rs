@@ -137,17 +137,12 @@ fn copy_alls(twin: &str) -> Vec<(String, String)> {
 
 /// What `decode` prints for one set.
 fn decode(set: &Set) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
-        .arg("decode")
-        .arg(&set.file)
-        .args(["--cell", &set.cell, "--conc", &set.conc.to_string()])
-        .args(["--kv", set.tier, "--router", set.router])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = support::succeed(
+        Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
+            .arg("decode")
+            .arg(&set.file)
+            .args(["--cell", &set.cell, "--conc", &set.conc.to_string()])
+            .args(["--kv", set.tier, "--router", set.router]),
     );
     String::from_utf8(out.stdout).unwrap()
 }
@@ -291,15 +286,10 @@ fn mdbook_build_after_install_publishes_the_same() {
         &format!("command = {bin:?}"),
     );
     std::fs::write(book.join("book.toml"), toml).unwrap();
-    let install = Command::new(bin)
-        .args(["install", "--agent-files"])
-        .arg(&*book)
-        .output()
-        .unwrap();
-    assert!(
-        install.status.success(),
-        "{}",
-        String::from_utf8_lossy(&install.stderr)
+    support::succeed(
+        Command::new(bin)
+            .args(["install", "--agent-files"])
+            .arg(&*book),
     );
     let toml = support::read(&book.join("book.toml"));
     assert!(

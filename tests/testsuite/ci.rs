@@ -142,17 +142,11 @@ fn run_job(job: &Yaml, work: &Path, home: &Path, stubs: &Path) -> Steps {
 /// A clone of `origin` on a pull request's branch, its change committed.
 fn pull_request(origin: &Path, at: &Path, change: &dyn Fn(&Path)) -> PathBuf {
     let work = at.join("work");
-    let out = Command::new("git")
-        .arg("clone")
-        .arg("-q")
-        .arg(origin)
-        .arg(&work)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    support::succeed(
+        Command::new("git")
+            .args(["clone", "-q"])
+            .arg(origin)
+            .arg(&work),
     );
     git(&work, &["checkout", "-qb", "pr"]);
     change(&work);
@@ -176,13 +170,12 @@ fn the_ci_workflow_checks_reports_and_posts() {
     let tmp = support::temp("ci");
     std::fs::create_dir_all(&*tmp).unwrap();
     let origin = tmp.join("origin.git");
-    let clone = Command::new("git")
-        .args(["clone", "-q", "--bare"])
-        .arg(&*book)
-        .arg(&origin)
-        .output()
-        .unwrap();
-    assert!(clone.status.success());
+    support::succeed(
+        Command::new("git")
+            .args(["clone", "-q", "--bare"])
+            .arg(&*book)
+            .arg(&origin),
+    );
     let stubs = tmp.join("bin");
     stand_ins(&stubs);
 
