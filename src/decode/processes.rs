@@ -57,9 +57,10 @@ pub(super) fn processes_for(
 }
 
 /// The nodes a worker block's workers occupy, as [`worker_placement`] says
-/// it: each worker spans `nodes_per_worker` nodes, or workers pinned to GPU
-/// groups share a node per group set (`workers / groups`, rounded up), or
-/// one worker per node. Other blocks: 0.
+/// it: each worker spans `nodes_per_worker` nodes; or workers pinned to GPU
+/// groups share nodes, as many to a node as there are distinct groups (the
+/// data lists one per slot of a node, `[["0,1"], ["2,3"]]`, or one per
+/// worker, repeating them); or one worker per node. Other blocks: 0.
 fn worker_nodes(b: &Block) -> u32 {
     if b.kind != BlockKind::Worker {
         return 0;
@@ -68,7 +69,11 @@ fn worker_nodes(b: &Block) -> u32 {
     let per_worker = b.nodes_per_worker.unwrap_or(1);
     match &b.gpu_pinning {
         Some(groups) if per_worker <= 1 && !groups.is_empty() => {
-            workers.div_ceil(groups.len() as u32)
+            let slots = groups
+                .iter()
+                .collect::<std::collections::HashSet<_>>()
+                .len();
+            workers.div_ceil(slots as u32)
         }
         _ => workers.saturating_mul(per_worker.max(1)),
     }
@@ -231,22 +236,29 @@ mod tests {
 
     #[test]
     fn worker_nodes_follow_the_placement() {
-        let worker = |workers, per_worker, groups: usize| {
+        // `groups` GPU groups listed, `slots` of them distinct.
+        let pinned = |workers, per_worker, groups: usize, slots: usize| {
             let mut b = Block::new(BlockKind::Worker, "python3 -m sglang.launch_server");
             b.role = Some(Role::Agg);
             b.workers = workers;
             b.nodes_per_worker = per_worker;
-            b.gpu_pinning = (groups > 0).then(|| vec![vec!["0,1".to_string()]; groups]);
+            b.gpu_pinning =
+                (groups > 0).then(|| (0..groups).map(|i| vec![(i % slots).to_string()]).collect());
             b
         };
+        let worker =
+            |workers, per_worker, groups: usize| pinned(workers, per_worker, groups, groups.max(1));
         // (block, nodes): counted by hand from the placement sentence.
         let cases = [
-            (worker(None, None, 0), 1),                     // one worker, one node
-            (worker(Some(3), None, 0), 3),                  // "one per node"
-            (worker(Some(2), Some(4), 0), 8),               // "each spanning 4 nodes"
-            (worker(Some(2), None, 2), 1),                  // two pinned workers share a node
-            (worker(Some(3), None, 2), 2),                  // the third needs a second node
-            (worker(Some(2), Some(2), 2), 4),               // spanning wins over pinning
+            (worker(None, None, 0), 1),       // one worker, one node
+            (worker(Some(3), None, 0), 3),    // "one per node"
+            (worker(Some(2), Some(4), 0), 8), // "each spanning 4 nodes"
+            (worker(Some(2), None, 2), 1),    // two pinned workers share a node
+            (worker(Some(3), None, 2), 2),    // the third needs a second node
+            (worker(Some(2), Some(2), 2), 4), // spanning wins over pinning
+            // A group per worker, two distinct: two workers to a node (the
+            // real GLM-5.2 B200 disagg cell's decode block).
+            (pinned(Some(4), Some(1), 4, 2), 2),
             (worker(Some(u32::MAX), Some(2), 0), u32::MAX), // no overflow
             (Block::new(BlockKind::Etcd, "etcd"), 0),
         ];
