@@ -13,8 +13,9 @@
 //! - [`install`]: the AgentX assets and `book.toml` entries of an mdBook book,
 //!   and [`render_agent_files`], the renderer that publishes `llms.txt`, the
 //!   Markdown twins and `launches.json` beside mdBook's HTML;
-//! - [`build`], [`export_offline`], [`export_single_file`]: the standalone
-//!   builder, and [`Engine`] / [`serve`] / [`watch`] for live preview;
+//! - [`build`], [`export_offline`], [`export_single_file`] (written to a
+//!   file by [`write_single_file`]): the standalone builder, and
+//!   [`Engine`] / [`serve`] / [`watch`] for live preview;
 //!   [`export_markdown`]: the expanded book as portable Markdown;
 //! - [`check`]: command lines against flag registries, KV tiers, links;
 //! - [`Manifest`] and [`compare_manifests`]: what changed between two builds;
@@ -72,7 +73,9 @@ pub use crate::report::{BaseRef, NewLines, Report, run as report};
 pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
 pub use crate::site::book::data_files;
 pub use crate::site::engine::{Change, Engine, Rebuild};
-pub use crate::site::export::{export_offline, single_file as export_single_file};
+pub use crate::site::export::{
+    export_offline, single_file as export_single_file, write_single_file,
+};
 pub use crate::site::mdbook_agents::{
     AGENT_FILES_RENDERER, AgentFilesReport, publish_agent_files, render_agent_files,
 };
@@ -80,3 +83,4 @@ pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_m
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
 pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};
 pub use crate::util::alloc::tune_allocator;
+pub use crate::util::escape::{terminal_json, terminal_text};

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use mdbook_agentx::terminal_text;
 
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {}
@@ -21,13 +22,13 @@ pub(super) fn execute(_: Args) -> Result<ExitCode> {
         eprintln!(
             "warning: mdbook-agentx: {} from the source directory is replaced by the generated \
              one; rename it",
-            p.display()
+            terminal_text(&p.display().to_string())
         );
     }
     eprintln!(
         "mdbook-agentx: wrote llms.txt, llms-full.txt, launches.json and {} Markdown twins into {}",
         report.twins,
-        report.out_dir.display()
+        terminal_text(&report.out_dir.display().to_string())
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use mdbook_agentx::terminal_text;
+
 use super::OutputFormat;
 
 #[derive(clap::Args, Debug)]
@@ -25,7 +27,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let report = mdbook_agentx::check(&args.book_dir)?;
     let mut out = std::io::stdout().lock();
     match args.format {
-        OutputFormat::Text => write!(out, "{}", report.text(args.verbose))?,
+        OutputFormat::Text => write!(out, "{}", terminal_text(&report.text(args.verbose)))?,
         OutputFormat::Json => super::write_json_with_ok(&mut out, &report, report.ok())?,
     }
     Ok(super::failed_if(!report.ok()))

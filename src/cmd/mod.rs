@@ -139,7 +139,8 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// Writes `report` as pretty JSON with `"ok": ok` added (`check`, `report`).
+/// Writes `report` as pretty JSON with `"ok": ok` added (`check`, `report`),
+/// characters a terminal acts on escaped.
 fn write_json_with_ok(
     out: &mut dyn std::io::Write,
     report: &impl serde::Serialize,
@@ -147,8 +148,8 @@ fn write_json_with_ok(
 ) -> Result<()> {
     let mut v = serde_json::to_value(report)?;
     v["ok"] = serde_json::Value::Bool(ok);
-    serde_json::to_writer_pretty(&mut *out, &v)?;
-    writeln!(out)?;
+    let json = serde_json::to_string_pretty(&v)?;
+    writeln!(out, "{}", mdbook_agentx::terminal_json(&json))?;
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
+use mdbook_agentx::terminal_text;
 
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
@@ -30,7 +31,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let report = mdbook_agentx::report(&args.book_dir, &args.base)?;
     let mut out = std::io::stdout().lock();
     match args.format {
-        ReportFormat::Markdown => write!(out, "{}", report.markdown())?,
+        ReportFormat::Markdown => write!(out, "{}", terminal_text(&report.markdown()))?,
         ReportFormat::Json => super::write_json_with_ok(&mut out, &report, report.ok())?,
     }
     Ok(super::failed_if(!report.ok()))

@@ -52,21 +52,9 @@ fn pages(r: &Report, out: &mut String) {
         "### Pages\n\nEvery data file of the book, decoded: lanes (config keys), deployments \
          (cells), points (concurrency groups), hardware and command sets.\n\n",
     );
-    out.push_str(&escaped_stats_table(&r.pages));
+    // The tables of `stats` and `diff` escape the data's names themselves.
+    out.push_str(&crate::stats::markdown_table(&r.pages));
     out.push('\n');
-}
-
-/// [`crate::stats::markdown_table`] with the data's names escaped for a cell.
-fn escaped_stats_table(pages: &[crate::stats::PageStats]) -> String {
-    let escaped: Vec<crate::stats::PageStats> = pages
-        .iter()
-        .map(|p| crate::stats::PageStats {
-            page: table_cell(&text(&p.page)),
-            hardware: p.hardware.iter().map(|h| table_cell(&text(h))).collect(),
-            ..p.clone()
-        })
-        .collect();
-    crate::stats::markdown_table(&escaped)
 }
 
 fn changes(r: &Report, out: &mut String) {
@@ -76,12 +64,8 @@ fn changes(r: &Report, out: &mut String) {
          of the same page and stable id, by its whole Copy all text (commands, env, files).\n",
         code(&r.base.spec)
     );
-    let mut escaped = r.diff.clone();
-    for p in &mut escaped.pages {
-        p.page = table_cell(&text(&p.page));
-    }
-    out.push_str(&crate::diff::table(&escaped));
-    let (a, d, c) = escaped.pages.iter().fold((0, 0, 0), |(a, d, c), p| {
+    out.push_str(&crate::diff::table(&r.diff));
+    let (a, d, c) = r.diff.pages.iter().fold((0, 0, 0), |(a, d, c), p| {
         (a + p.added.len(), d + p.removed.len(), c + p.changed.len())
     });
     if a + d + c > 0 {
