@@ -81,6 +81,9 @@ pub use crate::site::mdbook_agents::{
 };
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
-pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};
+pub use crate::sync::{
+    DataFormat, LostField, PageChanges, RemovedCell, SyncFailure, SyncOptions, Synced,
+    UnclassifiedName, sync,
+};
 pub use crate::util::alloc::tune_allocator;
 pub use crate::util::escape::{terminal_json, terminal_text};

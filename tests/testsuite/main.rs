@@ -38,6 +38,7 @@ mod support;
 mod sync;
 mod sync_acceptance;
 mod sync_bash;
+mod sync_safety;
 mod terminal;
 mod text_inputs;
 mod untrusted_chapters;
