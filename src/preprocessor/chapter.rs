@@ -336,7 +336,7 @@ impl<'l> ChapterState<'l> {
             .iter()
             .map(|(d, path)| summarize(&at, d, path.clone()))
             .collect();
-        let sets = self.manifest_entries(page, &key, &deployments);
+        let sets = self.manifest_entries(page, &key, &deployments, &opts);
         Ok(ExpandedDirective {
             markdown: section.markdown,
             chapters,
@@ -356,7 +356,14 @@ impl<'l> ChapterState<'l> {
         page: &DecodedPage,
         key: &(Option<String>, Option<String>),
         deployments: &[&decode::Deployment],
+        opts: &SectionOptions,
     ) -> Vec<ManifestEntry> {
+        let chapter_dir = &self.chapter_dir;
+        // The set's permalink: its deployment chapter's page.
+        let page_url = |d: &decode::Deployment| {
+            let path = chapter_dir.join(render::subchapter_path(opts, d));
+            crate::util::text::url_path(&path.with_extension("html"))
+        };
         let last_entries = self.previous.and_then(|p| {
             let old = p.page(key).filter(|old| old.model == page.model)?;
             let deployments: HashMap<&str, &decode::Deployment> = old
@@ -381,16 +388,16 @@ impl<'l> ChapterState<'l> {
             .iter()
             .flat_map(|d| {
                 let last = unchanged(d);
-                d.command_sets.iter().map(move |s| (last, s))
+                d.command_sets.iter().map(move |s| (last, *d, s))
             })
-            .filter(|(_, s)| {
+            .filter(|(_, _, s)| {
                 self.listed_sets
                     .insert((page.model.clone(), s.anchor.clone()))
             })
             .map(
-                |(last, s)| match last.and_then(|l| l.get(s.anchor.as_str())) {
+                |(last, d, s)| match last.and_then(|l| l.get(s.anchor.as_str())) {
                     Some(old) => (*old).clone(),
-                    None => ManifestEntry::of(&page.model, s),
+                    None => ManifestEntry::of(&page.model, s).placed(d, &page_url(d)),
                 },
             )
             .collect()

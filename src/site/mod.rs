@@ -11,6 +11,7 @@
 //! May use: `preprocessor`, `render` (its class names), `manifest`, `decode`,
 //! `data`, `util`.
 
+mod agents;
 pub(crate) mod book;
 mod build;
 mod cache;
@@ -23,6 +24,7 @@ pub(crate) mod highlight;
 mod layout;
 pub(crate) mod links;
 pub(crate) mod markdown;
+pub(crate) mod mdbook_agents;
 mod output;
 mod overview;
 mod portable;

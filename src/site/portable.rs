@@ -136,6 +136,14 @@ fn chapters_of(
 /// attribute block removed; everything else byte for byte.
 pub(crate) fn portable_chapter(md: &str, markdown: MarkdownConfig) -> String {
     let events: Vec<(Event<'_>, Range<usize>)> = markdown.parser(md).into_offset_iter().collect();
+    apply_edits(md, heading_edits(md, &events))
+}
+
+/// The edits [`portable_chapter`] makes, in text order, from `md`'s events.
+pub(super) fn heading_edits(
+    md: &str,
+    events: &[(Event<'_>, Range<usize>)],
+) -> Vec<(Range<usize>, String)> {
     let mut ids = UniqueIds::default();
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut i = 0;
@@ -169,6 +177,11 @@ pub(crate) fn portable_chapter(md: &str, markdown: MarkdownConfig) -> String {
         }
         i = end + 1;
     }
+    edits
+}
+
+/// `md` with `edits` (ranges of `md`, in text order, not overlapping) made.
+pub(super) fn apply_edits(md: &str, edits: Vec<(Range<usize>, String)>) -> String {
     let mut out = md.to_string();
     for (r, text) in edits.into_iter().rev() {
         out.replace_range(r, &text);

@@ -3,6 +3,7 @@
 //! library's public API and the built binary only; tests of internals live
 //! beside the code, in `src/`.
 
+mod agent_files;
 mod bounds;
 mod browser;
 mod browser_chrome;
@@ -11,6 +12,7 @@ mod browser_mdbook;
 mod browser_search;
 mod browser_selector;
 mod check;
+mod ci;
 mod cli;
 mod containment;
 mod containment_outputs;
@@ -29,6 +31,7 @@ mod preprocessor;
 mod publish;
 mod reader;
 mod real_data;
+mod report;
 mod sample_book;
 mod serve;
 mod site_build;
