@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use mdbook_agentx::terminal_text;
+
 use super::OutputFormat;
 
 #[derive(clap::Args, Debug)]
@@ -25,13 +27,8 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let report = mdbook_agentx::check(&args.book_dir)?;
     let mut out = std::io::stdout().lock();
     match args.format {
-        OutputFormat::Text => write!(out, "{}", report.text(args.verbose))?,
-        OutputFormat::Json => {
-            let mut v = serde_json::to_value(&report)?;
-            v["ok"] = serde_json::Value::Bool(report.ok());
-            serde_json::to_writer_pretty(&mut out, &v)?;
-            writeln!(out)?;
-        }
+        OutputFormat::Text => write!(out, "{}", terminal_text(&report.text(args.verbose)))?,
+        OutputFormat::Json => super::write_json_with_ok(&mut out, &report, report.ok())?,
     }
     Ok(super::failed_if(!report.ok()))
 }

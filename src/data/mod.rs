@@ -11,21 +11,29 @@
 //!
 //! Loading also refuses what serde alone would take (`validate`): text that
 //! is not UTF-8, a JSON key given twice, environment and flag names that are
-//! not plain names (they reach the commands unquoted), and values that make
-//! broken pages. Each error names the JSON path or the byte and line.
+//! not plain names (they reach the commands unquoted), text a reader's
+//! shell or terminal would act on (`untrusted`: control characters, shell
+//! expansion other than the known placeholders of `placeholders`), and
+//! values that make broken pages. Each error names the JSON path or the byte
+//! and line.
 //!
 //! May use: `util` only.
 
 mod block;
 mod ids;
+mod limits;
 mod load;
+mod placeholders;
 #[cfg(test)]
 pub(crate) mod sample;
 mod schema;
+mod untrusted;
 mod validate;
 
 pub use self::block::*;
 pub use self::ids::*;
+pub(crate) use self::limits::*;
 pub(crate) use self::load::*;
+pub(crate) use self::placeholders::placeholder_description;
 pub use self::schema::*;
 pub(crate) use self::validate::*;

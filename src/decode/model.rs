@@ -29,6 +29,10 @@ pub struct Process {
     /// every set of the page with the same text (a command repeats across
     /// tiers, routers and points).
     pub command: Arc<str>,
+    /// Nodes its workers occupy, as its placement says: workers × nodes
+    /// per worker, or workers pinned to GPUs of shared nodes; 0 for
+    /// processes other than workers (they run beside them).
+    pub nodes: u32,
     /// Config files this command names (`nats.conf`, `nginx.conf`).
     pub files: Vec<ConfigFile>,
 }
@@ -38,17 +42,22 @@ pub struct Process {
 pub struct ConfigFile {
     /// File name, as the command names it.
     pub name: String,
-    /// Its text.
+    /// Its text, with `\n` line breaks (a data file's CR and CRLF are
+    /// written as `\n`, as a page shows them and Copy all copies them).
     pub content: String,
 }
 
 impl ConfigFile {
-    /// `cat > name <<'EOF'` and the delimiter that ends it: a line the
-    /// file's text does not hold (`EOF`, else `EOF_`, …). Quoted, so the
-    /// shell expands nothing in it (nginx's own `$variables` stay).
+    /// `cat > name <<'EOF'` and the delimiter that ends it: `EOF`, else
+    /// `EOF_`, `EOF__` …, the first that occurs nowhere in the file's text.
+    /// A line equal to the delimiter ends a here-document, and what a line
+    /// is depends on who reads it (a page shows CR, U+2028 and NEL as line
+    /// breaks; a shell only reads `\n`); a delimiter absent from the text
+    /// ends it at no reading. Quoted, so the shell expands nothing in it
+    /// (nginx's own `$variables` stay).
     pub fn heredoc(&self) -> (String, String) {
         let mut delim = String::from("EOF");
-        while self.content.lines().any(|l| l == delim) {
+        while self.content.contains(delim.as_str()) {
             delim.push('_');
         }
         (
@@ -166,6 +175,13 @@ impl CommandSet {
             "notes": self.notes.iter().map(|n| serde_json::json!({"id": n.id(), "text": n.text()})).collect::<Vec<_>>(),
             "image": {"name": self.image.image, "status": self.image.status, "commit": self.image.commit},
         })
+    }
+
+    /// Nodes the set's workers occupy (the sum of its processes' `nodes`).
+    pub fn worker_nodes(&self) -> u32 {
+        self.processes
+            .iter()
+            .fold(0, |n, p| n.saturating_add(p.nodes))
     }
 
     /// `c1 / c4` as on the concurrency chip.

@@ -4,16 +4,21 @@
 //! stay) the `[preprocessor.agentx]` table, the assets to `[output.html]
 //! additional-css / additional-js`, and the data directory to `[build]
 //! extra-watch-dirs` so `mdbook serve` rebuilds when a data file changes.
-//! Running it twice changes nothing.
+//! Running it twice changes nothing; a `book.toml` with CRLF line breaks
+//! keeps them. Assets are read under the book's `allow-outside` and
+//! `max-file-mib`, as a build reads them.
 //!
 //! May use: `preprocessor` (the asset list, the default data directory),
-//! `util` (reads inside the book's bounds).
+//! `site` (the agent-files renderer's name), `util` (reads inside the book's bounds).
+
+mod agent_files;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 
+use crate::preprocessor::AgentxConfig;
 use crate::preprocessor::assets::{AGENTX_ASSETS, AgentxAsset, Installed, installed_state};
 use crate::util::fs::Bounds;
 
@@ -25,6 +30,9 @@ pub struct InstallOptions {
     /// Overwrite asset files that `install` did not write, or that were
     /// edited since (refused otherwise).
     pub force: bool,
+    /// Also add the `[output.html-agentx]` renderer: `llms.txt`,
+    /// `llms-full.txt`, `launches.json` and Markdown twins beside the HTML.
+    pub agent_files: bool,
 }
 
 /// What [`install`] changed, one line per change, for the user.
@@ -54,11 +62,17 @@ pub(crate) fn install_assets(
             book_dir.display()
         )
     };
-    let bounds = Bounds::strict(book_dir).with_context(hint)?;
-    let original = bounds.read_to_string(&toml_path).with_context(hint)?;
+    let original = Bounds::strict(book_dir)
+        .and_then(|b| b.read_to_string(&toml_path))
+        .with_context(hint)?;
     let mut doc: DocumentMut = original
         .parse()
         .with_context(|| format!("{} is not valid TOML", toml_path.display()))?;
+    // The assets are read under the book's own `allow-outside` and
+    // `max-file-mib`, as a build reads them (and as refusals advise).
+    let bounds = agentx_config(&original)
+        .and_then(|c| c.bounds(book_dir))
+        .with_context(|| format!("{}: [preprocessor.agentx]", toml_path.display()))?;
     let mut report = InstallReport::default();
     let shown = toml_path.display().to_string();
     // Every asset is checked before anything is written.
@@ -86,15 +100,42 @@ pub(crate) fn install_assets(
         let dirs = mdbook_output::generated_dirs(&book_dir.join(src_of(&doc)), &bounds)?;
         mdbook_output::keep_out_of_search_and_print(&mut doc, &dirs, &shown, &mut report)?;
     }
+    if opts.agent_files {
+        agent_files::add_renderer(&mut doc, &shown, &mut report)?;
+    }
     for (asset, path) in to_write {
         write_file(&path, asset.installed_text().as_bytes())?;
         report.changes.push(format!("wrote {}", path.display()));
     }
-    let edited = doc.to_string();
+    let edited = with_line_breaks_of(&original, doc.to_string());
     if edited != original {
         write_file(&toml_path, edited.as_bytes())?;
     }
     Ok(report)
+}
+
+/// The `[preprocessor.agentx]` settings of `book.toml`'s text (defaults
+/// when the table is absent).
+fn agentx_config(toml_text: &str) -> Result<AgentxConfig> {
+    let table: toml::Table = toml::from_str(toml_text)?;
+    match table.get("preprocessor").and_then(|p| p.get("agentx")) {
+        Some(v) => Ok(v.clone().try_into()?),
+        None => Ok(AgentxConfig::default()),
+    }
+}
+
+/// `edited` with CRLF line breaks when `original`'s first line break is
+/// CRLF: `toml_edit` writes `\n`, and a file saved with CRLF must keep them
+/// (a diff of every line otherwise).
+fn with_line_breaks_of(original: &str, edited: String) -> String {
+    let crlf = original
+        .find('\n')
+        .is_some_and(|i| original[..i].ends_with('\r'));
+    if crlf {
+        edited.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        edited
+    }
 }
 
 /// The table at `key` of `parent` (a table or inline table), created when

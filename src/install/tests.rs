@@ -139,7 +139,15 @@ fn files_it_did_not_write_are_refused_unless_forced() {
     // Nothing written: not the other asset, not book.toml.
     assert!(!dir.path().join("agentx.css").exists());
     assert_eq!(toml_of(dir.path()), INIT_TOML);
-    let forced = install_assets(dir.path(), ASSETS, &InstallOptions { force: true }).unwrap();
+    let forced = install_assets(
+        dir.path(),
+        ASSETS,
+        &InstallOptions {
+            force: true,
+            ..InstallOptions::default()
+        },
+    )
+    .unwrap();
     assert!(
         forced.changes.iter().any(|c| c.ends_with("agentx.js")),
         "{forced:?}"
@@ -290,4 +298,52 @@ fn generated_chapters_stay_out_of_mdbooks_search_and_print() {
             .any(|n| n.contains("print page holds every command set")),
         "{r:?}"
     );
+}
+
+/// A `book.toml` saved with CRLF line breaks keeps them, and a second run
+/// changes nothing.
+#[test]
+fn crlf_line_breaks_are_kept() {
+    let input = INIT_TOML.replace('\n', "\r\n");
+    let dir = book(&input);
+    run(dir.path()).unwrap();
+    let toml = toml_of(dir.path());
+    assert!(toml.len() > input.len(), "nothing added: {toml:?}");
+    assert!(toml.starts_with(&input), "{toml:?}");
+    assert_eq!(
+        toml.matches('\n').count(),
+        toml.matches("\r\n").count(),
+        "{toml:?}"
+    );
+    assert_eq!(run(dir.path()).unwrap(), InstallReport::default());
+    assert_eq!(toml_of(dir.path()), toml);
+}
+
+/// A refusal advises `allow-outside`; install reads that setting as a build
+/// does, so following the advice works (and the link is replaced by the
+/// asset, nothing written outside the book).
+#[cfg(unix)]
+#[test]
+fn allow_outside_is_read_as_its_refusal_advises() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("theirs.css");
+    std::fs::write(&target, "theirs\n").unwrap();
+    let dir = book(INIT_TOML);
+    std::os::unix::fs::symlink(&target, dir.path().join("agentx.css")).unwrap();
+    let e = format!("{:#}", run(dir.path()).unwrap_err());
+    assert!(e.contains("set `allow-outside = true`"), "{e}");
+    let toml = format!("{INIT_TOML}\n[preprocessor.agentx]\nallow-outside = true\n");
+    std::fs::write(dir.path().join("book.toml"), &toml).unwrap();
+    let e = format!("{:#}", run(dir.path()).unwrap_err());
+    assert!(
+        e.contains("was not written by `mdbook-agentx install`"),
+        "{e}"
+    );
+    let forced = InstallOptions {
+        force: true,
+        ..InstallOptions::default()
+    };
+    install_assets(dir.path(), ASSETS, &forced).unwrap();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs\n");
+    assert!(!dir.path().join("agentx.css").is_symlink());
 }

@@ -4,13 +4,14 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 
 use super::cache::{CachedExpansion, Dependency};
 use super::chapter::expand_tracked;
 use super::*;
 use crate::manifest::ManifestEntry;
+use crate::util::fs::is_plain_relative;
 use crate::util::markdown::MarkdownConfig;
 
 /// A chapter expanded by [`expand_book`], waiting to go back into the book.
@@ -30,13 +31,16 @@ struct Job<'a> {
     display: String,
 }
 
-/// Chapters holding a directive, in reading order.
+/// Chapters holding a directive, in reading order. A chapter whose path
+/// leaves the source directory (absolute, or with `..`: mdBook passes
+/// `SUMMARY.md` entries as written) is refused: its deployment pages are
+/// placed beside it, so mdBook would write them outside the book's output.
 fn jobs_in<'a>(
     items: &'a [BookItem],
     settings: &BookSettings<'_>,
     order: &mut usize,
     jobs: &mut Vec<Job<'a>>,
-) {
+) -> Result<()> {
     for item in items {
         let BookItem::Chapter(ch) = item else {
             continue;
@@ -45,6 +49,18 @@ fn jobs_in<'a>(
             && !directive::find(&ch.content, settings.markdown).is_empty()
         {
             let source = ch.source_path.as_ref().unwrap_or(path);
+            if let Some(bad) = [path, source].into_iter().find(|p| !is_plain_relative(p)) {
+                bail!(
+                    "chapter `{}` has the path {}, which leaves the source directory {} (it is \
+                     absolute or climbs out with `..`): its AgentX pages would be written \
+                     outside the book's output. Move the chapter into {} and list it in \
+                     SUMMARY.md by its path relative to that directory",
+                    ch.name,
+                    bad.display(),
+                    settings.src_dir.display(),
+                    settings.src_dir.display()
+                );
+            }
             jobs.push(Job {
                 order: *order,
                 content: &ch.content,
@@ -53,8 +69,9 @@ fn jobs_in<'a>(
             });
         }
         *order += 1;
-        jobs_in(&ch.sub_items, settings, order, jobs);
+        jobs_in(&ch.sub_items, settings, order, jobs)?;
     }
+    Ok(())
 }
 
 /// Where expansion sends the command sets and deployments of each chapter,
@@ -93,7 +110,7 @@ pub(crate) fn expand_book(
     sets: &mut ManifestSink<'_>,
 ) -> Result<Vec<String>> {
     let mut jobs = Vec::new();
-    jobs_in(&book.items, settings, &mut 0, &mut jobs);
+    jobs_in(&book.items, settings, &mut 0, &mut jobs)?;
     if let Some(c) = cache.as_deref_mut() {
         c.begin();
         c.keep_only(&jobs.iter().map(|j| j.path).collect());
@@ -116,31 +133,24 @@ pub(crate) fn expand_book(
     let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
+    // Markdown of the chapters expanded so far, for `max-site-mib`.
+    let mut made = 0u64;
     for chunk in jobs.chunks(batch) {
         let reused = cache.as_deref();
-        let expanded = crate::util::parallel::map(chunk, |job| {
-            if let Some(hit) = reused.and_then(|c| c.get(job.path, job.content, library)) {
-                return Ok(Expansion::Cached(hit));
-            }
-            let options = ChapterOptions {
-                on_error: settings.agentx.on_error,
-                markdown: settings.markdown,
-            };
-            // A chapter whose pages changed re-renders only the deployments that did.
-            let previous = reused.and_then(|c| c.previous(job.path, job.content));
-            let (e, deps) = expand_tracked(
-                job.content,
-                job.path,
-                &job.display,
-                library,
-                options,
-                previous.as_deref(),
-            )?;
-            Ok(Expansion::Fresh(e, deps))
-        })?;
+        let expanded =
+            crate::util::parallel::map(chunk, |job| expand_job(job, settings, library, reused))?;
         for (job, e) in chunk.iter().zip(expanded) {
             let (mut content, mut chapters, (manifest, deployments, stamp)) =
                 settle(job, e, cache.as_deref_mut(), &mut warnings);
+            made += content.len() as u64;
+            made += chapters
+                .iter()
+                .map(|c| c.markdown.len() as u64)
+                .sum::<u64>();
+            let max = settings.agentx.max_site_bytes();
+            if made > max {
+                return Err(over_max_site(&job.display, max));
+            }
             sets(ChapterSets {
                 manifest,
                 deployments,
@@ -162,6 +172,35 @@ pub(crate) fn expand_book(
     let mut results = results.into_iter().peekable();
     apply_expansions(&mut book.items, &mut 0, &mut results);
     Ok(warnings)
+}
+
+/// One chapter's expansion: from `cache` when its text and pages are
+/// unchanged, else made now.
+fn expand_job(
+    job: &Job<'_>,
+    settings: &BookSettings<'_>,
+    library: &Library,
+    cache: Option<&ExpansionCache>,
+) -> Result<Expansion> {
+    if let Some(hit) = cache.and_then(|c| c.get(job.path, job.content, library)) {
+        return Ok(Expansion::Cached(hit));
+    }
+    let options = ChapterOptions {
+        on_error: settings.agentx.on_error,
+        markdown: settings.markdown,
+        max_bytes: settings.agentx.max_site_bytes(),
+    };
+    // A chapter whose pages changed re-renders only the deployments that did.
+    let previous = cache.and_then(|c| c.previous(job.path, job.content));
+    let (e, deps) = expand_tracked(
+        job.content,
+        job.path,
+        &job.display,
+        library,
+        options,
+        previous.as_deref(),
+    )?;
+    Ok(Expansion::Fresh(e, deps))
 }
 
 /// A chapter's expansion: taken from the cache, or made now with the pages it used.
@@ -214,7 +253,8 @@ fn hit_parts(hit: &CachedExpansion) -> (String, Vec<DeploymentChapter>, SetsPart
 
 fn print_warnings(new: &[String], all: &mut Vec<String>) {
     for w in new {
-        eprintln!("warning: {w}");
+        // Warnings quote chapters and data: shown, never acted on.
+        eprintln!("warning: {}", crate::util::escape::terminal_text(w));
     }
     all.extend_from_slice(new);
 }

@@ -65,15 +65,21 @@ pub fn expand_chapter(
     let options = ChapterOptions {
         on_error,
         markdown: MarkdownConfig::default(),
+        max_bytes: AgentxConfig::default().max_site_bytes(),
     };
     expand_chapter_with(content, chapter_path, display, lib, options)
 }
 
-/// How chapters expand: what a bad directive does, and how Markdown parses.
-#[derive(Debug, Clone, Copy, Default)]
+/// How chapters expand: what a bad directive does, how Markdown parses, and
+/// how much Markdown a chapter may expand to.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct ChapterOptions {
     pub on_error: OnError,
     pub markdown: MarkdownConfig,
+    /// `max-site-mib` in bytes: a chapter whose directives make more
+    /// Markdown than a whole site may have stops at the directive that
+    /// passes it, before the rest is made.
+    pub max_bytes: u64,
 }
 
 /// [`expand_chapter`] with the book's own options.
@@ -114,6 +120,8 @@ pub(super) fn expand_tracked(
     let mut state = ChapterState::new(chapter_path, lib, previous);
     let mut out = Expanded::default();
     let mut replacements: Vec<Replacement> = Vec::new();
+    // Markdown made so far, for `max_bytes`.
+    let mut made = 0u64;
     for occ in occurrences {
         let at = format!("{display}:{}:{}", occ.position.line, occ.position.column);
         let result = match &occ.found {
@@ -134,6 +142,15 @@ pub(super) fn expand_tracked(
         };
         match result {
             Ok(mut expanded) => {
+                made += expanded.markdown.len() as u64;
+                made += expanded
+                    .chapters
+                    .iter()
+                    .map(|c| c.markdown.len() as u64)
+                    .sum::<u64>();
+                if made > options.max_bytes {
+                    return Err(over_max_site(&at, options.max_bytes));
+                }
                 replacements.push(Replacement {
                     occurrence: occ,
                     text: std::mem::take(&mut expanded.markdown),
@@ -297,6 +314,10 @@ impl<'l> ChapterState<'l> {
                 chapter: &lookup,
             });
         let section = render::render_section(page, &deployments, &opts, &wanted, previous.as_ref());
+        refuse_mdbook_links(&page.model, None, &section.markdown)?;
+        for s in &section.subchapters {
+            refuse_mdbook_links(&page.model, Some(&s.rel_path), &s.markdown)?;
+        }
         let chapters: Vec<DeploymentChapter> = section
             .subchapters
             .into_iter()
@@ -315,7 +336,7 @@ impl<'l> ChapterState<'l> {
             .iter()
             .map(|(d, path)| summarize(&at, d, path.clone()))
             .collect();
-        let sets = self.manifest_entries(page, &key, &deployments);
+        let sets = self.manifest_entries(page, &key, &deployments, &opts);
         Ok(ExpandedDirective {
             markdown: section.markdown,
             chapters,
@@ -335,7 +356,14 @@ impl<'l> ChapterState<'l> {
         page: &DecodedPage,
         key: &(Option<String>, Option<String>),
         deployments: &[&decode::Deployment],
+        opts: &SectionOptions,
     ) -> Vec<ManifestEntry> {
+        let chapter_dir = &self.chapter_dir;
+        // The set's permalink: its deployment chapter's page.
+        let page_url = |d: &decode::Deployment| {
+            let path = chapter_dir.join(render::subchapter_path(opts, d));
+            crate::util::text::url_path(&path.with_extension("html"))
+        };
         let last_entries = self.previous.and_then(|p| {
             let old = p.page(key).filter(|old| old.model == page.model)?;
             let deployments: HashMap<&str, &decode::Deployment> = old
@@ -360,16 +388,16 @@ impl<'l> ChapterState<'l> {
             .iter()
             .flat_map(|d| {
                 let last = unchanged(d);
-                d.command_sets.iter().map(move |s| (last, s))
+                d.command_sets.iter().map(move |s| (last, *d, s))
             })
-            .filter(|(_, s)| {
+            .filter(|(_, _, s)| {
                 self.listed_sets
                     .insert((page.model.clone(), s.anchor.clone()))
             })
             .map(
-                |(last, s)| match last.and_then(|l| l.get(s.anchor.as_str())) {
+                |(last, d, s)| match last.and_then(|l| l.get(s.anchor.as_str())) {
                     Some(old) => (*old).clone(),
-                    None => ManifestEntry::of(&page.model, s),
+                    None => ManifestEntry::of(&page.model, s).placed(d, &page_url(d)),
                 },
             )
             .collect()
@@ -422,6 +450,29 @@ impl<'l> ChapterState<'l> {
     }
 }
 
+/// Fails when generated Markdown holds anything mdBook's `links`
+/// preprocessor would expand: it runs after this one over the whole page,
+/// code included, and the text it sees is the joined command lines and
+/// files, not the data's strings one by one. Loading refuses every string
+/// that could open such a link; this is the check of the text itself.
+fn refuse_mdbook_links(model: &str, chapter: Option<&str>, markdown: &str) -> Result<()> {
+    let Some(at) = escape::mdbook_link(markdown) else {
+        return Ok(());
+    };
+    let line = markdown[..at.start].matches('\n').count() + 1;
+    let whose = match chapter {
+        Some(c) => format!("the deployment chapter {c}"),
+        None => "the section".to_string(),
+    };
+    bail!(
+        "page `{model}`: line {line} of {whose} would hold {:?}, which mdBook's `links` \
+         preprocessor (run after agentx) would expand, reading a file of the build machine \
+         into the page; the data's text joins into mdBook's include syntax there: fix the \
+         data",
+        &markdown[at]
+    )
+}
+
 /// The page a directive names, by `page=` or `data=` (both must agree).
 fn page_of(d: &Directive, lib: &Library) -> Result<Arc<DecodedPage>> {
     match (&d.data, &d.page) {
@@ -462,4 +513,56 @@ fn shown_deployments<'p>(
         .iter()
         .filter(|dep| hw.contains(&dep.hw))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{fixture, read};
+
+    /// Two env values that load would refuse (the first opens a link),
+    /// deserialized here without that check: the command joins them into a
+    /// link mdBook would expand (the first value's quote and line
+    /// continuation become its target), and the generated Markdown is
+    /// refused.
+    #[test]
+    fn generated_markdown_with_a_joined_link_is_refused() {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&read(&fixture("data/mini.json"))).unwrap();
+        v["envs"][0]["AAA"] = "{{#include /etc/passwd ".into();
+        v["envs"][0]["AAB"] = "}}".into();
+        let data: crate::data::AgentxData = serde_json::from_value(v).unwrap();
+        let page = decode::decode_page(&data).unwrap();
+        let deployments: Vec<&decode::Deployment> = page.deployments.iter().collect();
+        let opts = SectionOptions {
+            heading_level: 2,
+            anchor: SECTION_ANCHOR.into(),
+            subchapter_dir: "mini".into(),
+            chapter_file: "mini.md".into(),
+        };
+        let section = render::render_section(&page, &deployments, &opts, &|_| true, None);
+        let mut texts = vec![(None, section.markdown.as_str())];
+        texts.extend(
+            section
+                .subchapters
+                .iter()
+                .map(|s| (Some(s.rel_path.as_str()), s.markdown.as_str())),
+        );
+        let refused: Vec<String> = texts
+            .iter()
+            .filter_map(|(c, md)| refuse_mdbook_links(&page.model, *c, md).err())
+            .map(|e| e.to_string())
+            .collect();
+        assert!(!refused.is_empty(), "no generated text refused");
+        assert!(refused[0].contains("would hold"), "{}", refused[0]);
+        // In a deployment chapter the match runs from the first value over
+        // the line break into the second (the model page's data joins the
+        // two strings as JSON, and is refused as well).
+        assert!(
+            refused
+                .iter()
+                .any(|r| r.contains(r#""{{#include /etc/passwd ' \\\nAAB=\"}}""#)),
+            "{refused:?}"
+        );
+    }
 }

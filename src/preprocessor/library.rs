@@ -338,7 +338,8 @@ impl Library {
                 .insert(path.to_path_buf())
         {
             for key in &decoded.ignored {
-                eprintln!("warning: {}: ignored unknown key `{key}`", shown.display());
+                let w = format!("{}: ignored unknown key `{key}`", shown.display());
+                eprintln!("warning: {}", crate::util::escape::terminal_text(&w));
             }
         }
         Ok(decoded.page)

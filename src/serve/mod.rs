@@ -31,6 +31,7 @@ use self::reload::*;
 use self::watcher::*;
 use crate::site::engine::{Change, Engine};
 use crate::site::{BuildOptions, output_dir, write_atomically};
+use crate::util::escape::terminal_text;
 
 /// How file changes are noticed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,11 +123,12 @@ pub fn watch(
                     r.site.pages.len(),
                     out.display()
                 ),
-                Err(e) => eprintln!("error: {e:#}"),
+                Err(e) => eprintln!("error: {}", terminal_text(&format!("{e:#}"))),
             },
             Err(e) => eprintln!(
-                "error: build failed, {} left as it was: {e:#}",
-                out.display()
+                "error: build failed, {} left as it was: {}",
+                out.display(),
+                terminal_text(&format!("{e:#}"))
             ),
         }
     };
@@ -183,7 +185,7 @@ fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first:
             let event = build_error_event(&e);
             eprintln!(
                 "error: build failed; still serving the last good site: {}",
-                event["message"].as_str().unwrap_or_default()
+                terminal_text(event["message"].as_str().unwrap_or_default())
             );
             let data = event.to_string();
             shared.site.write().expect("site lock").error = Some(data.clone());

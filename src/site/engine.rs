@@ -29,6 +29,11 @@ pub enum Change {
     Theme,
     /// Chapters, `SUMMARY.md` or static files under the source dir.
     Content,
+    /// An input directory itself (the source or data directory, or one
+    /// holding them) was moved, created or removed: files below it may have
+    /// changed without an event each (a directory moved back, or copied
+    /// anew), so the data is read again, and every chapter (as always).
+    Replaced(PathBuf),
 }
 
 impl Change {
@@ -43,6 +48,7 @@ impl Change {
             }
             Change::Theme => "templates/theme".into(),
             Change::Content => "chapters".into(),
+            Change::Replaced(dir) => format!("{}/ moved or replaced", rel(dir)),
         }
     }
 }
@@ -68,6 +74,8 @@ pub(crate) enum ChangeKind {
     Theme,
     /// Anything else under the source dir.
     Content,
+    /// The source or data directory itself, or a directory holding one.
+    Replaced,
 }
 
 /// What a changed path means for the next rebuild, from its path alone (no
@@ -80,6 +88,11 @@ pub(crate) fn change_kind(book: &BookInputs, path: &Path) -> Option<ChangeKind> 
     }
     if path == book.root.join("book.toml") {
         Some(ChangeKind::Config)
+    } else if path != book.root
+        && path.starts_with(&book.root)
+        && (book.src.starts_with(path) || book.data.starts_with(path))
+    {
+        Some(ChangeKind::Replaced)
     } else if path.starts_with(book.root.join("templates"))
         || path.starts_with(book.root.join(super::theme::THEME_DIR))
     {
@@ -227,6 +240,7 @@ impl Engine {
                 Some(ChangeKind::Config) => Change::Config,
                 Some(ChangeKind::Theme) => Change::Theme,
                 Some(ChangeKind::Content) => Change::Content,
+                Some(ChangeKind::Replaced) => Change::Replaced(p.clone()),
             };
             if !out.contains(&change) {
                 out.push(change);
@@ -246,22 +260,15 @@ impl Engine {
     /// Takes changes into account, then renders the whole site (from caches where possible).
     pub fn rebuild(&mut self, changes: &[Change], opts: &BuildOptions) -> Result<Rebuild> {
         let start = Instant::now();
+        if changes.contains(&Change::Config) {
+            self.reload_all();
+        } else if changes.iter().any(|c| matches!(c, Change::Replaced(_))) {
+            // Chapters are read anew by every rebuild; the data is not.
+            self.library = None;
+            self.expansions.clear();
+        }
         for c in changes {
             match c {
-                Change::Config => {
-                    match BookDir::open(&self.root) {
-                        Ok(dir) => {
-                            self.dir = dir;
-                            self.config_error = None;
-                        }
-                        Err(e) => self.config_error = Some(format!("{e:#}")),
-                    }
-                    self.library = None;
-                    self.theme =
-                        Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
-                    self.cache.clear();
-                    self.expansions.clear();
-                }
                 Change::Theme => {
                     self.theme =
                         Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
@@ -272,7 +279,7 @@ impl Engine {
                         lib.reload(paths);
                     }
                 }
-                Change::Content => {}
+                Change::Config | Change::Replaced(_) | Change::Content => {}
             }
         }
         if let Some(e) = &self.config_error {
@@ -291,6 +298,22 @@ impl Engine {
             elapsed: start.elapsed(),
             chapters_expanded: self.expansions.chapters_expanded(),
         })
+    }
+
+    /// Reads everything again: `book.toml`, the theme, the data (on the
+    /// next directive), every chapter.
+    fn reload_all(&mut self) {
+        match BookDir::open(&self.root) {
+            Ok(dir) => {
+                self.dir = dir;
+                self.config_error = None;
+            }
+            Err(e) => self.config_error = Some(format!("{e:#}")),
+        }
+        self.library = None;
+        self.theme = Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
+        self.cache.clear();
+        self.expansions.clear();
     }
 }
 

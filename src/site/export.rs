@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use super::destination::{OutputKind, SINGLE_FILE_MARKER, check_output};
 use super::markdown::{self, LinkMode};
+use super::output::write_file_atomically;
 use super::remote::{remote_assets, remote_css_urls};
 use super::search::{SearchPage, search_index_inline};
 use super::sidebar::SidebarKind;
@@ -40,6 +42,10 @@ pub(crate) fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
 /// page and stylesheet is checked as it is written, and a site that would
 /// load a remote asset is never swapped in.
 pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
+    // OUT may be anywhere, but never over the book's inputs or a directory
+    // this tool did not make (the build checks again, naming it `-d`).
+    let dir = super::book::BookDir::open(root)?;
+    check_output(&dir, out, OutputKind::Directory, "--offline", true)?;
     let opts = BuildOptions {
         dest: Some(out.to_path_buf()),
         // OUT is required on the command line, never read from book.toml.
@@ -58,6 +64,25 @@ pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
     Ok(report)
 }
 
+/// Writes [`single_file`] to `out` (any path, but not over the book's
+/// inputs nor over a file this tool did not write), ending with a marker
+/// comment that tells a later export the file is its own; returns the
+/// bytes written. The file
+/// is written under a temporary name beside `out` and renamed over it, so a
+/// failed write leaves the old file and no partial one.
+pub fn write_single_file(root: &Path, out: &Path) -> Result<u64> {
+    let dir = super::book::BookDir::open(root)?;
+    check_output(&dir, out, OutputKind::File, "--single-file", true)?;
+    let mut html = single_file(root)?;
+    if !html.ends_with('\n') {
+        html.push('\n');
+    }
+    html.push_str(SINGLE_FILE_MARKER);
+    html.push('\n');
+    write_file_atomically(out, html.as_bytes())?;
+    Ok(html.len() as u64)
+}
+
 /// Id prefix of a chapter in the single file.
 fn chapter_prefix(path: &Path) -> String {
     format!("ch-{}", slug(&path.with_extension("").to_string_lossy()))
@@ -73,7 +98,7 @@ pub fn single_file(root: &Path) -> Result<String> {
         .iter()
         .map(|p| (p.path.clone(), chapter_prefix(&p.path)))
         .collect();
-    let (content, index) = sections(&site, &prefixes);
+    let (content, index) = sections(&site, &prefixes)?;
     let sidebar: Vec<SidebarItem> = site
         .sidebar
         .iter()
@@ -111,8 +136,9 @@ pub fn single_file(root: &Path) -> Result<String> {
 }
 
 /// Every chapter as a `<section>` (the landing overview after the first
-/// one's title), and what the search index needs of each.
-fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<SearchPage>) {
+/// one's title), and what the search index needs of each; refused past
+/// `max-site-mib`.
+fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> Result<(String, Vec<SearchPage>)> {
     let mode = LinkMode::SingleFile {
         prefixes: prefixes.clone(),
     };
@@ -150,6 +176,11 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<Se
         content.push_str(&format!(
             "<section class=\"book-chapter\" id=\"{prefix}\">\n{body}</section>\n"
         ));
+        let max = site.dir.agentx.max_site_bytes();
+        if content.len() as u64 > max {
+            let at = format!("the single file, at {}", page.path.display());
+            return Err(crate::preprocessor::over_max_site(&at, max));
+        }
         // Ids carry their chapter's prefix, so headings link as `#id`; a
         // set's link leads to its target in the stub, and its model's
         // picker opens it.
@@ -162,7 +193,7 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<Se
             headings,
         });
     }
-    (content, index)
+    Ok((content, index))
 }
 
 /// A deployment chapter in the single file: its title, a link into its

@@ -3,23 +3,29 @@
 //! an embedded search index, and an atomic swap of the output directory.
 //! One module per output concern: [`sidebar`], [`layout`] (templates),
 //! [`search`] (with [`tokens`]), [`overview`] (the landing page's table of
-//! models), [`table`], [`output`] (sinks and staging), [`cache`] (what
-//! rebuilds reuse), [`spill`] (a large book's Markdown waiting for its
-//! pages) and [`build`]; `engine` drives rebuilds for `serve` and `watch`.
+//! models), [`table`], [`output`] (sinks and staging), [`destination`]
+//! (where an output may go), [`cache`] (what rebuilds reuse), [`spill`] (a
+//! large book's Markdown waiting for its pages) and [`build`]; `engine`
+//! drives rebuilds for `serve` and `watch`.
 //!
 //! May use: `preprocessor`, `render` (its class names), `manifest`, `decode`,
 //! `data`, `util`.
 
+mod agents;
 pub(crate) mod book;
 mod build;
 mod cache;
+mod capped;
+pub(crate) mod destination;
 pub(crate) mod engine;
 pub(crate) mod export;
+mod heading_ids;
 pub(crate) mod highlight;
 mod layout;
 mod lazy;
 pub(crate) mod links;
 pub(crate) mod markdown;
+pub(crate) mod mdbook_agents;
 mod output;
 mod overview;
 mod portable;

@@ -18,6 +18,12 @@ pub(super) struct MasterEntry {
     pub model_prefix: String,
     /// `cluster:<fleet>`.
     pub runner: String,
+    /// `fp4`, `fp8`, … (the launcher's `PRECISION`; bash lanes name their script by it).
+    pub precision: Option<String>,
+    /// `sglang` or `dynamo-sglang`.
+    pub framework: String,
+    /// The agentic scenario's `dram-utilization`, as Python prints it (`0.8`).
+    pub dram_utilization: Option<String>,
     pub rows: Vec<Row>,
 }
 
@@ -27,6 +33,9 @@ pub(super) struct Row {
     pub item: usize,
     pub concs: Vec<u32>,
     pub spec_decoding: Option<String>,
+    /// `kv-offloading` as the row declares it (`none`, `dram`, …): rows of a
+    /// lane that declare different tiers are different cells.
+    pub kv_offloading: Option<String>,
     pub kind: RowKind,
 }
 
@@ -36,6 +45,8 @@ pub(super) enum RowKind {
     SingleNode {
         tp: Option<i64>,
         ep: Option<i64>,
+        /// `dp-attn: true`: the row runs attention data parallel.
+        dp_attn: bool,
         recipe: String,
     },
     /// A multi-node row: `CONFIG_FILE=recipes/<path>[:<selector>]`.
@@ -45,7 +56,18 @@ pub(super) enum RowKind {
         settings: Vec<String>,
     },
     /// A single-node row without a recipe: InferenceX runs a bash script.
-    Bash,
+    Bash(BashRow),
+}
+
+/// What a bash row hands the launcher (docs/sync-bash-lanes.md, "The point's env").
+#[derive(Debug, Clone, Default)]
+pub(super) struct BashRow {
+    pub tp: Option<i64>,
+    pub ep: Option<i64>,
+    pub dp_attn: Option<bool>,
+    pub kv_offloading: Option<String>,
+    /// `kv-offload-backend.name`.
+    pub kv_backend: Option<String>,
 }
 
 const ROW_KEYS: &[&str] = &[
@@ -57,13 +79,24 @@ const ROW_KEYS: &[&str] = &[
     "kv-offloading",
     "num-nodes",
     "prefill",
+    // The router a row ran behind (`{ name: sglang-router, version }`): the
+    // recipe's front door says the same and is what the commands follow.
+    "router",
     "spec-decoding",
     "srt-recipe",
     "tp",
     "worker",
 ];
 
-const ROLE_KEYS: &[&str] = &["additional-settings", "dp-attn", "ep", "num-worker", "tp"];
+/// `pcp-size`: prefill context parallelism, which the recipe's flags carry.
+const ROLE_KEYS: &[&str] = &[
+    "additional-settings",
+    "dp-attn",
+    "ep",
+    "num-worker",
+    "pcp-size",
+    "tp",
+];
 
 /// Finds and types `key` in a parsed master config. `Ok(None)`: no such entry.
 pub(super) fn entry(doc: &Node, key: &str, at: &str) -> Result<Option<MasterEntry>, String> {
@@ -79,7 +112,8 @@ pub(super) fn entry(doc: &Node, key: &str, at: &str) -> Result<Option<MasterEntr
     };
     // The front door itself comes from the recipe; the framework only says
     // whether the generator knows the lane's kind at all.
-    match text("framework")?.as_str() {
+    let framework = text("framework")?;
+    match framework.as_str() {
         "sglang" | "dynamo-sglang" => {}
         other => {
             return Err(format!(
@@ -87,7 +121,8 @@ pub(super) fn entry(doc: &Node, key: &str, at: &str) -> Result<Option<MasterEntr
             ));
         }
     }
-    let rows = rows(node, &here)?;
+    let (rows, dram_utilization) = rows(node, &here)?;
+    let precision = node.get("precision").and_then(|v| v.python_str());
     let (image, model, model_prefix, runner) = (
         text("image")?,
         text("model")?,
@@ -100,11 +135,16 @@ pub(super) fn entry(doc: &Node, key: &str, at: &str) -> Result<Option<MasterEntr
         model,
         model_prefix,
         runner,
+        precision,
+        framework,
+        dram_utilization,
         rows,
     }))
 }
 
-fn rows(node: &Node, here: &str) -> Result<Vec<Row>, String> {
+type Rows = (Vec<Row>, Option<String>);
+
+fn rows(node: &Node, here: &str) -> Result<Rows, String> {
     let scenarios = node
         .get("scenarios")
         .and_then(|s| s.get("agentic-coding"))
@@ -120,13 +160,17 @@ fn rows(node: &Node, here: &str) -> Result<Vec<Row>, String> {
         .get("search-space")
         .and_then(|s| s.as_seq())
         .ok_or_else(|| format!("{here}: the agentic-coding scenario has no `search-space` list"))?;
-    space
+    let dram = scenario
+        .get("dram-utilization")
+        .and_then(|d| d.python_str());
+    let rows = space
         .iter()
         .enumerate()
         .map(|(item, r)| {
             row(item, r).map_err(|e| format!("{here}: search-space[{item}] (line {}): {e}", r.line))
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    Ok((rows, dram))
 }
 
 fn row(item: usize, r: &Node) -> Result<Row, String> {
@@ -150,6 +194,7 @@ fn row(item: usize, r: &Node) -> Result<Row, String> {
         RowKind::SingleNode {
             tp: r.get("tp").and_then(|v| v.as_int()),
             ep: r.get("ep").and_then(|v| v.as_int()),
+            dp_attn: r.get("dp-attn").and_then(|v| v.as_bool()).unwrap_or(false),
             recipe: recipe
                 .as_str()
                 .ok_or("`srt-recipe` is not a string")?
@@ -158,12 +203,22 @@ fn row(item: usize, r: &Node) -> Result<Row, String> {
     } else if r.get("worker").is_some() || r.get("prefill").is_some() {
         multi_node(r)?
     } else {
-        RowKind::Bash
+        RowKind::Bash(BashRow {
+            tp: r.get("tp").and_then(|v| v.as_int()),
+            ep: r.get("ep").and_then(|v| v.as_int()),
+            dp_attn: r.get("dp-attn").and_then(|v| v.as_bool()),
+            kv_offloading: r.get("kv-offloading").and_then(|v| v.python_str()),
+            kv_backend: r
+                .get("kv-offload-backend")
+                .and_then(|b| b.get("name"))
+                .and_then(|n| n.python_str()),
+        })
     };
     Ok(Row {
         item,
         concs,
         spec_decoding,
+        kv_offloading: r.get("kv-offloading").and_then(|k| k.python_str()),
         kind,
     })
 }
@@ -249,7 +304,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(e.rows[2].kind, RowKind::Bash));
+        assert!(matches!(&e.rows[2].kind, RowKind::Bash(b) if b.tp == Some(8)));
         assert!(entry(&doc, "nope", "m").unwrap().is_none());
         let vllm = yaml::parse(
             "k:\n  image: i\n  model: m\n  model-prefix: p\n  runner: r\n  framework: vllm\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - { tp: 2, conc-list: [1] }\n",

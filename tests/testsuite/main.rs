@@ -3,6 +3,8 @@
 //! library's public API and the built binary only; tests of internals live
 //! beside the code, in `src/`.
 
+mod agent_files;
+mod bounds;
 mod browser;
 mod browser_chrome;
 mod browser_focus;
@@ -11,13 +13,18 @@ mod browser_picker;
 mod browser_search;
 mod browser_selector;
 mod check;
+mod ci;
 mod cli;
 mod containment;
+mod containment_outputs;
 mod containment_props;
 mod decode_errors;
 mod decode_rules;
 mod diff;
 mod injection;
+mod injection_links;
+mod injection_shell;
+mod injection_templates;
 mod mdbook;
 mod no_panic;
 mod portable;
@@ -25,11 +32,16 @@ mod preprocessor;
 mod publish;
 mod reader;
 mod real_data;
+mod report;
 mod sample_book;
 mod serve;
 mod site_build;
 mod support;
 mod sync;
 mod sync_acceptance;
+mod sync_bash;
+mod sync_safety;
+mod terminal;
+mod text_inputs;
 mod untrusted_chapters;
 mod validation;
