@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:1ed3ea1a99d28b87 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:f5847414e0638a52 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -128,7 +128,10 @@
     if (a >= bar && b <= window.innerHeight) return;
     var y = window.pageYOffset;
     if (b + y <= window.innerHeight && a + y >= bar) { window.scrollTo(0, 0); return; }
-    window.scrollTo(0, Math.max(0, a + y - bar - 8));
+    // Both fit: the first just below the bar. Else (the rows stacked on a
+    // phone) the last whole, at the bottom of the view: it holds Copy all.
+    if (b - a <= window.innerHeight - bar - 8) window.scrollTo(0, Math.max(0, a + y - bar - 8));
+    else window.scrollTo(0, Math.max(0, b + y - window.innerHeight + 8));
   }
 
   // The launch a link led to is marked (a tint), and only then: not when
@@ -876,9 +879,11 @@
       if (lanes && window.matchMedia && matchMedia("(max-width: 720px)").matches) lanes.open = false;
     }
     if (c && followedLink()) markTargeted(this.window);
-    // Opened at a set: the selector and the window's buttons in view below
-    // the top bar, now and after the browser's own jump to the fragment.
-    if (c) {
+    // Opened at a set (a deployment page always is: its fragment was just
+    // written, and Chromium jumps to it when the load ends): the selector
+    // and the window's buttons in view below the top bar, now and after the
+    // browser's own jump to the fragment.
+    if (c || this.here) {
       if ("scrollRestoration" in history) history.scrollRestoration = "manual";
       this.reveal();
       window.addEventListener("load", function () { self.reveal(); });

@@ -92,6 +92,8 @@ pub(crate) struct PickerRun {
     pub most_clicks: u64,
     /// Model pages visited.
     pub pages: usize,
+    /// Per model page: the clicks each set took, in anchor order.
+    pub clicks: Vec<(String, Vec<u64>)>,
 }
 
 /// The model page of a deployment page (`models/x/dep.html` → `models/x.html`).
@@ -143,6 +145,12 @@ pub(crate) fn drive_model_pages(
             );
         }
         let picked = d.exec(PICK, json!([chosen, first]));
+        let clicks = picked
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["clicks"].as_u64().unwrap());
+        run.clicks.push((model.clone(), clicks.collect()));
         for (i, got) in picked.as_array().unwrap().iter().enumerate() {
             let anchor = got["anchor"].as_str().unwrap();
             assert_eq!(

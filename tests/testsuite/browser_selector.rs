@@ -81,7 +81,12 @@ impl Expected {
 /// Every set of the exported site, by anchor, with its page: the pages are
 /// read from the site (`data-anchor` of each set), the text from the decoder.
 pub(crate) fn expected(site: &Path) -> HashMap<String, Expected> {
-    let lib = Library::load(&support::repo(), Path::new("agentx")).unwrap();
+    expected_in(&support::repo(), Path::new("agentx"), site)
+}
+
+/// [`expected`] of the book at `book` whose data is in `data_dir`.
+pub(crate) fn expected_in(book: &Path, data_dir: &Path, site: &Path) -> HashMap<String, Expected> {
+    let lib = Library::load(book, data_dir).unwrap();
     let mut page_of: HashMap<String, String> = HashMap::new();
     for (rel, bytes) in support::files_under(site) {
         let rel = rel.to_string_lossy().replace('\\', "/");

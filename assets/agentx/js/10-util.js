@@ -109,7 +109,10 @@
     if (a >= bar && b <= window.innerHeight) return;
     var y = window.pageYOffset;
     if (b + y <= window.innerHeight && a + y >= bar) { window.scrollTo(0, 0); return; }
-    window.scrollTo(0, Math.max(0, a + y - bar - 8));
+    // Both fit: the first just below the bar. Else (the rows stacked on a
+    // phone) the last whole, at the bottom of the view: it holds Copy all.
+    if (b - a <= window.innerHeight - bar - 8) window.scrollTo(0, Math.max(0, a + y - bar - 8));
+    else window.scrollTo(0, Math.max(0, b + y - window.innerHeight + 8));
   }
 
   // The launch a link led to is marked (a tint), and only then: not when

@@ -177,9 +177,11 @@
       if (lanes && window.matchMedia && matchMedia("(max-width: 720px)").matches) lanes.open = false;
     }
     if (c && followedLink()) markTargeted(this.window);
-    // Opened at a set: the selector and the window's buttons in view below
-    // the top bar, now and after the browser's own jump to the fragment.
-    if (c) {
+    // Opened at a set (a deployment page always is: its fragment was just
+    // written, and Chromium jumps to it when the load ends): the selector
+    // and the window's buttons in view below the top bar, now and after the
+    // browser's own jump to the fragment.
+    if (c || this.here) {
       if ("scrollRestoration" in history) history.scrollRestoration = "manual";
       this.reveal();
       window.addEventListener("load", function () { self.reveal(); });

@@ -32,7 +32,7 @@ pub(crate) fn light_model_data(full: &str, script: &str) -> Option<String> {
     keep.window(&data, win)?;
     let mut light = data.clone();
     let map = keep.renumber(&data, &mut light)?;
-    light["wins"] = json!([map.window(win)]);
+    light["wins"] = json!([map.new_window(win)]);
     for dep in light["deps"].as_array_mut()? {
         for set in dep["sets"].as_array_mut()? {
             let w = set[6].as_u64()? as usize;
@@ -55,18 +55,10 @@ fn first_window(data: &Value) -> Option<usize> {
     })
 }
 
-/// The entries of each table the light part keeps (old indices).
+/// Per table, the entries the light part keeps: old indices while they
+/// are gathered, then old index → new index ([`Keep::renumber`]).
 #[derive(Default)]
 struct Keep {
-    text: BTreeMap<u64, u64>,
-    cmds: BTreeMap<u64, u64>,
-    files: BTreeMap<u64, u64>,
-    procs: BTreeMap<u64, u64>,
-    rich: BTreeMap<u64, u64>,
-}
-
-/// Old index → new index, per table.
-struct Renumbered {
     text: BTreeMap<u64, u64>,
     cmds: BTreeMap<u64, u64>,
     files: BTreeMap<u64, u64>,
@@ -153,14 +145,14 @@ impl Keep {
     }
 
     /// The kept entries of each table into `light`, in their old order.
-    fn renumber(self, data: &Value, light: &mut Value) -> Option<Renumbered> {
+    fn renumber(self, data: &Value, light: &mut Value) -> Option<Keep> {
         fn number(m: BTreeMap<u64, u64>) -> BTreeMap<u64, u64> {
             m.into_keys()
                 .enumerate()
                 .map(|(new, old)| (old, new as u64))
                 .collect()
         }
-        let map = Renumbered {
+        let map = Keep {
             text: number(self.text),
             cmds: number(self.cmds),
             files: number(self.files),
@@ -174,25 +166,25 @@ impl Keep {
         light["rich"] = json!(pick("rich", &map.rich));
         let cmds = pick("cmds", &map.cmds)
             .into_iter()
-            .map(|c| map.cmd(&c))
+            .map(|c| map.new_cmd(&c))
             .collect::<Option<Vec<_>>>()?;
         light["cmds"] = json!(cmds);
         let files = pick("files", &map.files)
             .into_iter()
-            .map(|f| map.file(&f))
+            .map(|f| map.new_file(&f))
             .collect::<Option<Vec<_>>>()?;
         light["files"] = json!(files);
         let procs = pick("procs", &map.procs)
             .into_iter()
-            .map(|p| map.proc_(&p))
+            .map(|p| map.new_proc(&p))
             .collect::<Option<Vec<_>>>()?;
         light["procs"] = json!(procs);
         Some(map)
     }
 }
 
-impl Renumbered {
-    fn cmd(&self, c: &Value) -> Option<Value> {
+impl Keep {
+    fn new_cmd(&self, c: &Value) -> Option<Value> {
         let lines = |v: &[Value]| -> Option<Vec<u64>> {
             v.iter().map(|l| Some(self.text[&l.as_u64()?])).collect()
         };
@@ -218,7 +210,7 @@ impl Renumbered {
         }
     }
 
-    fn file(&self, f: &Value) -> Option<Value> {
+    fn new_file(&self, f: &Value) -> Option<Value> {
         let f = f.as_array()?;
         Some(json!([
             self.text[&f[0].as_u64()?],
@@ -228,7 +220,7 @@ impl Renumbered {
         ]))
     }
 
-    fn proc_(&self, p: &Value) -> Option<Value> {
+    fn new_proc(&self, p: &Value) -> Option<Value> {
         let p = p.as_array()?;
         let files: Option<Vec<u64>> = p[5]
             .as_array()?
@@ -246,7 +238,7 @@ impl Renumbered {
     }
 
     /// The window `w` with the new indices.
-    fn window(&self, w: &Value) -> Value {
+    fn new_window(&self, w: &Value) -> Value {
         let ix = |m: &BTreeMap<u64, u64>, v: &Value| v.as_u64().and_then(|i| m.get(&i)).copied();
         let list = |m: &BTreeMap<u64, u64>, key: &str| -> Vec<u64> {
             w.get(key)
