@@ -22,10 +22,13 @@
 //! Data flows one way, each module using only those before it:
 //! `util ← data ← decode ← {manifest, render} ← preprocessor ← site ← {serve,
 //! check, diff}` (`shell` sits between `data` and `decode`, `stats` on
-//! `decode`; `sync` beside `decode`, on `data`, `decode` and `manifest`;
-//! `install` on `preprocessor`).
+//! `decode`; `book`, the book on disk (its `book.toml` read once and its
+//! paths), on `data` and used from `preprocessor` on; `sync` beside
+//! `decode`, on `data`, `decode` and `manifest`; `install` on `book` and
+//! `preprocessor`).
 //! The README's layout section draws the whole graph.
 
+mod book;
 mod check;
 mod data;
 mod decode;
@@ -44,6 +47,7 @@ mod util;
 #[cfg(test)]
 mod test_support;
 
+pub use crate::book::{OnError, data_files};
 pub use crate::check::run as check;
 pub use crate::check::{
     CheckReport, Finding, ImageTally, LinkReport, TierProblem, registry::Severity,
@@ -59,11 +63,10 @@ pub use crate::manifest::{
     MANIFEST, Manifest, ManifestDiff, ManifestEntry, PageDiff, compare as compare_manifests,
 };
 pub use crate::preprocessor::{
-    AgentxPreprocessor, DeploymentChapter, Expanded, Library, OnError, expand_chapter,
-    run_protocol, supports as supports_renderer,
+    AgentxPreprocessor, DeploymentChapter, Expanded, Library, expand_chapter, run_protocol,
+    supports as supports_renderer,
 };
 pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
-pub use crate::site::book::data_files;
 pub use crate::site::engine::{Change, Engine, Rebuild};
 pub use crate::site::export::{export_offline, single_file as export_single_file};
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};

@@ -2,8 +2,9 @@
 //! KV-offload tiers against what each image supports, and every internal link
 //! and anchor of the built site.
 //!
-//! May use: `site` (the built site, for links; the book's config),
-//! `preprocessor` (the data library), `decode`, `data`, `shell`, `util`.
+//! May use: `book` (the book's config and paths), `site` (the built site,
+//! for links), `preprocessor` (the data library), `decode`, `data`, `shell`,
+//! `util`.
 
 mod lines;
 mod registries;
@@ -20,9 +21,9 @@ use self::lines::{Tallies, check_set};
 pub(crate) use self::registries::{Registries, RegistryConfig};
 pub use self::report::*;
 use self::tiers::check_tiers;
+use crate::book::BookDir;
 use crate::decode::DecodedPage;
 use crate::preprocessor::Library;
-use crate::site::book::BookDir;
 use crate::site::{check_links, links};
 
 /// What the checks of one data file's page found, kept until every page
@@ -93,10 +94,9 @@ fn merge(lib: &Library, mut found: HashMap<PathBuf, PageFindings>) -> Result<Che
 pub fn run(root: &Path) -> Result<CheckReport> {
     let dir = BookDir::open(root)?;
     let config = RegistryConfig::from_toml(dir.agentx.registries.as_ref())?;
-    let mut registries = Registries::new(root, dir.bounds.clone(), config)?;
-    let bounds = dir.bounds.clone();
+    let mut registries = Registries::new(&dir.root, dir.bounds.clone(), config)?;
     let mut found = HashMap::new();
-    let lib = Library::open_visiting(root, &dir.agentx.data_dir, bounds, &mut |path, page| {
+    let lib = Library::open_visiting(&dir, &mut |path, page| {
         found.insert(path.to_path_buf(), check_page(page, &mut registries));
     })?;
     if !lib.failures().is_empty() {

@@ -6,14 +6,15 @@
 //! extra-watch-dirs` so `mdbook serve` rebuilds when a data file changes.
 //! Running it twice changes nothing.
 //!
-//! May use: `preprocessor` (the asset list, the default data directory),
-//! `util` (reads inside the book's bounds).
+//! May use: `book` (the book's source and data directories), `preprocessor`
+//! (the asset list), `util` (reads inside the book's bounds).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 
+use crate::book::SourceAndData;
 use crate::preprocessor::assets::{AGENTX_ASSETS, AgentxAsset, Installed, installed_state};
 use crate::util::fs::Bounds;
 
@@ -57,6 +58,10 @@ pub(crate) fn install_assets(
     let mut doc: DocumentMut = original
         .parse()
         .with_context(|| format!("{} is not valid TOML", toml_path.display()))?;
+    // What the book's paths are, read as every command reads them; the
+    // document above is only for editing.
+    let book =
+        SourceAndData::from_toml(&original).with_context(|| toml_path.display().to_string())?;
     let mut report = InstallReport::default();
     let shown = toml_path.display().to_string();
     // Every asset is checked before anything is written.
@@ -79,7 +84,7 @@ pub(crate) fn install_assets(
             _ => to_write.push((asset, path)),
         }
     }
-    edit_book_toml(&mut doc, assets, &shown, &mut report)?;
+    edit_book_toml(&mut doc, &book, assets, &shown, &mut report)?;
     for (asset, path) in to_write {
         write_file(&path, asset.installed_text().as_bytes())?;
         report.changes.push(format!("wrote {}", path.display()));
@@ -162,6 +167,7 @@ fn same_path(a: &str, b: &str) -> bool {
 /// directory.
 fn edit_book_toml(
     doc: &mut DocumentMut,
+    book: &SourceAndData,
     assets: &[AgentxAsset],
     shown: &str,
     report: &mut InstallReport,
@@ -179,11 +185,7 @@ fn edit_book_toml(
             .changes
             .push("book.toml: added [preprocessor.agentx]".into());
     }
-    let data_dir = agentx
-        .get("data-dir")
-        .and_then(Item::as_str)
-        .map(PathBuf::from)
-        .unwrap_or_else(crate::preprocessor::default_data_dir);
+    let data_dir = &book.data_dir;
     // Renderers are listed and html is not: adding [output.html] would turn
     // it on.
     let other_renderers_only = doc
@@ -208,12 +210,7 @@ fn edit_book_toml(
             }
         }
     }
-    let src = doc
-        .get("book")
-        .and_then(|b| b.get("src"))
-        .and_then(Item::as_str)
-        .unwrap_or("src");
-    let src = Path::new(src);
+    let src = &book.src;
     if data_dir.starts_with(src) {
         report.notes.push(format!(
             "the data directory {} is inside the source directory {}: mdBook copies it into \

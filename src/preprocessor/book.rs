@@ -10,6 +10,7 @@ use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 use super::cache::{CachedExpansion, Dependency};
 use super::chapter::expand_tracked;
 use super::*;
+use crate::book::BookDir;
 use crate::manifest::ManifestEntry;
 use crate::util::markdown::MarkdownConfig;
 
@@ -42,14 +43,14 @@ fn jobs_in<'a>(
             continue;
         };
         if let Some(path) = &ch.path
-            && !directive::find(&ch.content, settings.markdown).is_empty()
+            && !directive::find(&ch.content, settings.markdown()).is_empty()
         {
             let source = ch.source_path.as_ref().unwrap_or(path);
             jobs.push(Job {
                 order: *order,
                 content: &ch.content,
                 path,
-                display: settings.src_dir.join(source).display().to_string(),
+                display: settings.src_dir().join(source).display().to_string(),
             });
         }
         *order += 1;
@@ -61,17 +62,23 @@ fn jobs_in<'a>(
 /// in reading order.
 pub(crate) type ManifestSink<'a> = dyn FnMut(ChapterSets<'_>) -> Result<()> + 'a;
 
-/// Where a book is and how it expands.
+/// Which book expands, and how.
 pub(crate) struct BookSettings<'a> {
-    /// The book root (holding `book.toml`).
-    pub root: &'a Path,
-    /// The source dir, relative to the root (for messages).
-    pub src_dir: &'a Path,
-    pub agentx: &'a AgentxConfig,
-    /// `[output.html]`'s Markdown switches.
-    pub markdown: MarkdownConfig,
+    pub book: &'a BookDir,
     /// How a library opened here keeps its data.
     pub residency: Residency,
+}
+
+impl BookSettings<'_> {
+    /// The source dir as `book.toml` gives it, relative to the root (for messages).
+    fn src_dir(&self) -> &Path {
+        &self.book.config.book.src
+    }
+
+    /// `[output.html]`'s Markdown switches.
+    fn markdown(&self) -> MarkdownConfig {
+        self.book.html.markdown
+    }
 }
 
 /// Expands directives in every chapter of an mdBook book, adding deployment
@@ -102,14 +109,7 @@ pub(crate) fn expand_book(
         return Ok(Vec::new());
     }
     if lib.is_none() {
-        let s = settings;
-        let bounds = s.agentx.bounds(s.root)?;
-        *lib = Some(Library::open(
-            s.root,
-            &s.agentx.data_dir,
-            bounds,
-            s.residency,
-        )?);
+        *lib = Some(Library::open(settings.book, settings.residency)?);
     }
     let library = lib.as_ref().expect("opened above");
     let mut warnings = Vec::new();
@@ -123,8 +123,8 @@ pub(crate) fn expand_book(
                 return Ok(Expansion::Cached(hit));
             }
             let options = ChapterOptions {
-                on_error: settings.agentx.on_error,
-                markdown: settings.markdown,
+                on_error: settings.book.agentx.on_error,
+                markdown: settings.markdown(),
             };
             // A chapter whose pages changed re-renders only the deployments that did.
             let previous = reused.and_then(|c| c.previous(job.path, job.content));

@@ -11,6 +11,7 @@ use super::cache::{CachedExpansion, Dependency};
 use super::directive::{self, Found, Occurrence, Replacement};
 use super::parse::Directive;
 use super::*;
+use crate::book::OnError;
 use crate::decode::{self, DecodedPage};
 use crate::manifest::ManifestEntry;
 use crate::render::{self, SECTION_ANCHOR, SectionOptions};

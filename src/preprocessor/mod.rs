@@ -3,13 +3,13 @@
 //! [`AgentxPreprocessor`] implements mdBook's `Preprocessor` trait and
 //! [`run_protocol`] speaks its stdin/stdout protocol.
 //!
-//! May use: `data`, `decode`, `render`, `manifest`, `util`.
+//! May use: `book` (the book's config and paths), `data`, `decode`,
+//! `render`, `manifest`, `util`.
 
 pub(crate) mod assets;
 mod book;
 mod cache;
 mod chapter;
-mod config;
 mod directive;
 mod library;
 mod parse;
@@ -17,14 +17,15 @@ mod protocol;
 mod setup;
 mod summary;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use mdbook_preprocessor::book::Book;
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
+
+use crate::book::BookDir;
 
 pub(crate) use self::book::*;
 pub(crate) use self::cache::ExpansionCache;
 pub use self::chapter::*;
-pub use self::config::*;
 pub use self::library::*;
 pub use self::protocol::*;
 pub(crate) use self::summary::*;
@@ -46,17 +47,14 @@ impl Preprocessor for AgentxPreprocessor {
     }
 
     fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
-        let agentx = config_from_mdbook(&ctx.config)?;
+        let dir = BookDir::from_mdbook(&ctx.root, &ctx.config)?;
         if ctx.renderer == "html" {
-            for w in setup_warnings_of(ctx, &agentx)? {
+            for w in setup::setup_warnings(&setup::BookSetup::of(&dir)) {
                 eprintln!("warning: mdbook-agentx: {w}");
             }
         }
         let settings = BookSettings {
-            root: &ctx.root,
-            src_dir: &ctx.config.book.src,
-            agentx: &agentx,
-            markdown: markdown_from_mdbook(&ctx.config)?,
+            book: &dir,
             residency: Residency::OnDemand,
         };
         let warnings = expand_book(&mut book, &settings, &mut None, None, &mut |_| Ok(()))?;
@@ -72,25 +70,4 @@ impl Preprocessor for AgentxPreprocessor {
     fn supports_renderer(&self, renderer: &str) -> Result<bool> {
         Ok(supports(renderer))
     }
-}
-
-/// The set-up problems of the book mdBook is building (see [`setup`]).
-fn setup_warnings_of(
-    ctx: &PreprocessorContext,
-    agentx: &AgentxConfig,
-) -> Result<Vec<setup::SetupWarning>> {
-    let html: mdbook_preprocessor::config::HtmlConfig = ctx
-        .config
-        .get("output.html")
-        .context("invalid [output.html] in book.toml")?
-        .unwrap_or_default();
-    Ok(setup::setup_warnings(&setup::BookSetup {
-        bounds: &agentx.bounds(&ctx.root)?,
-        root: &ctx.root,
-        src: &ctx.config.book.src,
-        data_dir: &agentx.data_dir,
-        extra_watch_dirs: &ctx.config.build.extra_watch_dirs,
-        additional_css: &html.additional_css,
-        additional_js: &html.additional_js,
-    }))
 }

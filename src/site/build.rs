@@ -10,10 +10,10 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use super::book::BookDir;
 use super::markdown::LinkMode;
 use super::theme::Theme;
 use super::*;
+use crate::book::BookDir;
 use crate::preprocessor::Residency;
 use crate::util::fs::is_plain_relative;
 
@@ -21,7 +21,7 @@ impl Site {
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
     #[cfg(test)]
     pub(crate) fn render_files(&self, opts: &BuildOptions) -> Result<Vec<SiteFile>> {
-        let theme = Theme::load(&self.dir.root, &self.dir.bounds)?;
+        let theme = Theme::load(&self.dir)?;
         Ok(self
             .render_with(&theme, &mut RenderCache::default(), opts)?
             .files)
@@ -134,7 +134,7 @@ impl Site {
             Some(body) => body,
             None => {
                 run.counts.bodies.fetch_add(1, Ordering::Relaxed);
-                let options = self.dir.config.output.html.markdown;
+                let options = self.dir.html.markdown;
                 let body = Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages, options));
                 if let (Some(c), Some(k)) = (run.cache, keys) {
                     lock(c).bodies.insert(k.bodies[i], body.clone());
@@ -201,7 +201,7 @@ impl Site {
         for (name, bytes) in theme.assets() {
             out.put(&Path::new("theme").join(name), bytes.to_vec())?;
         }
-        let html = &self.dir.config.output.html;
+        let html = &self.dir.html;
         let css = html.additional_css.iter().map(|p| ("additional-css", p));
         for (key, extra) in css.chain(html.additional_js.iter().map(|p| ("additional-js", p))) {
             // Written at the same path in the site, so it must stay below both roots.
@@ -241,7 +241,7 @@ impl Site {
                 .assets()
                 .map(|(name, _)| Path::new("theme").join(name)),
         );
-        let html = &self.dir.config.output.html;
+        let html = &self.dir.html;
         generated.extend(
             html.additional_css
                 .iter()
@@ -266,7 +266,7 @@ impl Site {
     /// Non-Markdown files of the source dir (images…), except AgentX data.
     fn static_files(&self) -> Result<Vec<SiteFile>> {
         let src = self.dir.src_dir();
-        let data_dir = self.dir.root.join(&self.dir.agentx.data_dir);
+        let data_dir = self.dir.data_dir();
         let mut out = Vec::new();
         let bounds = &self.dir.bounds;
         for p in bounds.files_below(&src, |p| p.starts_with(&data_dir))? {
@@ -312,7 +312,7 @@ pub(super) fn build_spilling(
     let dir = BookDir::open(root)?;
     let out_dir = output_dir(&dir, opts.dest.as_deref(), opts.allow_dest_outside)?;
     // Templates first: a template error should not wait for the expansion.
-    let theme = Theme::load(&dir.root, &dir.bounds)?;
+    let theme = Theme::load(&dir)?;
     let stage = Staging::create(&out_dir)?;
     let manifest_path = stage.path().join(crate::manifest::MANIFEST);
     let file = std::fs::File::create(&manifest_path)
@@ -371,7 +371,7 @@ pub(crate) fn check_links(
         spill::HELD_IN_MEMORY,
         &mut |_| Ok(()),
     )?;
-    let theme = Theme::load(&site.dir.root, &site.dir.bounds)?;
+    let theme = Theme::load(&site.dir)?;
     let collector = links::LinkCollector::new(skip);
     let markdown = site.take_markdown();
     site.render_into(markdown, &theme, None, &BuildOptions::default(), &collector)?;
@@ -406,10 +406,7 @@ pub(crate) fn output_dir(
 ) -> Result<PathBuf> {
     let (out, origin) = match dest {
         Some(d) => (d.to_path_buf(), "-d"),
-        None => (
-            dir.root.join(&dir.config.build.build_dir),
-            "[build] build-dir",
-        ),
+        None => (dir.build_dir(), "[build] build-dir"),
     };
     let real = crate::util::fs::resolve_output_dir(&out)?;
     let root = dir.bounds.root();

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 
-use super::book::BookDir;
 use super::theme::Theme;
 use super::{BuildOptions, ExpandCache, RenderCache, Rendered, Site};
+use crate::book::BookDir;
 use crate::preprocessor::Library;
 
 /// What a changed path means for the next rebuild.
@@ -50,11 +50,26 @@ impl Change {
 /// Where a book's inputs are (absolute paths, as file events carry them).
 #[derive(Debug, Clone)]
 pub(crate) struct BookInputs {
-    pub root: PathBuf,
+    /// `book.toml`.
+    pub config: PathBuf,
     /// The source dir (chapters, `SUMMARY.md`, static files).
     pub src: PathBuf,
     /// The AgentX data directory (possibly inside `src`).
     pub data: PathBuf,
+    /// `templates/` and `agentx-theme/`.
+    pub theme: [PathBuf; 2],
+}
+
+impl BookInputs {
+    /// The inputs of `book`.
+    pub(crate) fn of(book: &BookDir) -> BookInputs {
+        BookInputs {
+            config: book.book_toml(),
+            src: book.src_dir(),
+            data: book.data_dir(),
+            theme: [book.templates_dir(), book.theme_dir()],
+        }
+    }
 }
 
 /// What a changed path touches.
@@ -78,11 +93,9 @@ pub(crate) fn change_kind(book: &BookInputs, path: &Path) -> Option<ChangeKind> 
     if is_editor_noise(path) {
         return None;
     }
-    if path == book.root.join("book.toml") {
+    if path == book.config {
         Some(ChangeKind::Config)
-    } else if path.starts_with(book.root.join("templates"))
-        || path.starts_with(book.root.join(super::theme::THEME_DIR))
-    {
+    } else if book.theme.iter().any(|d| path.starts_with(d)) {
         Some(ChangeKind::Theme)
     } else if path.starts_with(&book.data) {
         crate::data::is_data_file(path).then_some(ChangeKind::Data)
@@ -176,7 +189,7 @@ impl Engine {
         let dir = BookDir::open(root)?;
         Ok(Engine {
             root: root.to_path_buf(),
-            theme: Theme::load(root, &dir.bounds).map_err(|e| format!("{e:#}")),
+            theme: Theme::load(&dir).map_err(|e| format!("{e:#}")),
             dir,
             library: None,
             config_error: None,
@@ -193,14 +206,16 @@ impl Engine {
     /// dir, the data dir, `templates/` and `agentx-theme/`, where they exist.
     pub(crate) fn watch_roots(&self) -> Vec<WatchRoot> {
         let root = |path: PathBuf, recursive| WatchRoot { path, recursive };
-        let src = self.dir.src_dir();
-        let data = self.root.join(&self.dir.agentx.data_dir);
-        let mut v = vec![root(self.root.clone(), false), root(src.clone(), true)];
-        if !data.starts_with(&src) {
-            v.push(root(data, true));
+        let inputs = BookInputs::of(&self.dir);
+        let mut v = vec![
+            root(self.root.clone(), false),
+            root(inputs.src.clone(), true),
+        ];
+        if !inputs.data.starts_with(&inputs.src) {
+            v.push(root(inputs.data, true));
         }
-        for d in ["templates", super::theme::THEME_DIR] {
-            v.push(root(self.root.join(d), true));
+        for d in inputs.theme {
+            v.push(root(d, true));
         }
         // A directory outside the book is not read (the build says why), so
         // not watched either: `data-dir = "/"` must not watch the whole disk.
@@ -210,11 +225,7 @@ impl Engine {
 
     /// Sorts changed paths into changes; paths that matter to no build are dropped.
     pub fn classify(&self, paths: &[PathBuf]) -> Vec<Change> {
-        let inputs = BookInputs {
-            root: self.root.clone(),
-            src: self.dir.src_dir(),
-            data: self.root.join(&self.dir.agentx.data_dir),
-        };
+        let inputs = BookInputs::of(&self.dir);
         let mut out = Vec::new();
         let mut data = Vec::new();
         for p in paths {
@@ -257,14 +268,12 @@ impl Engine {
                         Err(e) => self.config_error = Some(format!("{e:#}")),
                     }
                     self.library = None;
-                    self.theme =
-                        Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
+                    self.theme = Theme::load(&self.dir).map_err(|e| format!("{e:#}"));
                     self.cache.clear();
                     self.expansions.clear();
                 }
                 Change::Theme => {
-                    self.theme =
-                        Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
+                    self.theme = Theme::load(&self.dir).map_err(|e| format!("{e:#}"));
                     self.cache.clear_pages();
                 }
                 Change::Data(paths) => {

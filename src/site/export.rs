@@ -67,7 +67,7 @@ fn chapter_prefix(path: &Path) -> String {
 /// every id prefixed by its chapter so anchors stay unique and links work.
 pub fn single_file(root: &Path) -> Result<String> {
     let site = Site::load(root)?;
-    let theme = Theme::load(root, &site.dir.bounds)?;
+    let theme = Theme::load(&site.dir)?;
     let prefixes: HashMap<PathBuf, String> = site
         .pages
         .iter()
@@ -124,7 +124,7 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<Se
     let mut index = Vec::new();
     for (i, page) in site.pages.iter().enumerate() {
         let prefix = &prefixes[&page.path];
-        let options = site.dir.config.output.html.markdown;
+        let options = site.dir.html.markdown;
         let r = markdown::render(&page.markdown, &page.path, &mode, options);
         let body = match (&overview, i == site.landing_page()) {
             (Some(o), true) => super::layout::after_title(&r.html, o),

@@ -17,8 +17,6 @@ impl Site {
         ];
         v.extend(
             self.dir
-                .config
-                .output
                 .html
                 .additional_css
                 .iter()
@@ -34,8 +32,6 @@ impl Site {
         let mut v = vec!["theme/book.js".to_string(), "theme/agentx.js".to_string()];
         v.extend(
             self.dir
-                .config
-                .output
                 .html
                 .additional_js
                 .iter()
@@ -113,7 +109,7 @@ impl Site {
     ) {
         ctx.insert("sidebar", rows);
         if theme.builtin_sidebar() {
-            let show_numbers = !self.dir.config.output.html.no_section_label;
+            let show_numbers = !self.dir.html.no_section_label;
             ctx.insert(
                 "sidebar_html",
                 &super::sidebar::sidebar_html(rows, root, show_numbers),
@@ -135,10 +131,7 @@ impl Site {
         ctx.insert("root", root);
         ctx.insert("favicon", &format!("{root}theme/favicon.svg"));
         ctx.insert("home", "index.html");
-        ctx.insert(
-            "show_numbers",
-            &!self.dir.config.output.html.no_section_label,
-        );
+        ctx.insert("show_numbers", &!self.dir.html.no_section_label);
         ctx.insert("stylesheets", &self.stylesheets());
         ctx.insert("scripts", &self.scripts());
         ctx.insert("inline_css", &Option::<String>::None);
@@ -173,7 +166,7 @@ impl Site {
         let mut content = String::from(
             "<h1 id=\"all-chapters\">All chapters</h1>\n<ol class=\"chapters all-chapters\">\n",
         );
-        let show_numbers = !self.dir.config.output.html.no_section_label;
+        let show_numbers = !self.dir.html.no_section_label;
         for r in &self.sidebar {
             let number = match (&r.number, show_numbers) {
                 (Some(n), true) => format!("<span class=\"number\">{}</span> ", escape_html(n)),

@@ -7,10 +7,9 @@
 //! rebuilds reuse), [`spill`] (a large book's Markdown waiting for its
 //! pages) and [`build`]; `engine` drives rebuilds for `serve` and `watch`.
 //!
-//! May use: `preprocessor`, `render` (its class names), `manifest`, `decode`,
-//! `data`, `util`.
+//! May use: `book` (the book's config and paths), `preprocessor`, `render`
+//! (its class names), `manifest`, `decode`, `data`, `util`.
 
-pub(crate) mod book;
 mod build;
 mod cache;
 pub(crate) mod engine;
@@ -39,7 +38,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use self::book::BookDir;
+use crate::book::BookDir;
 use crate::preprocessor::{self, Residency};
 
 pub use self::build::build;
@@ -215,14 +214,10 @@ impl Site {
         budget: usize,
         sets: &mut EntrySink<'_>,
     ) -> Result<Site> {
-        let root = dir.root.clone();
         let mut book = dir.load_book()?;
         // Directives left unexpanded were reported as they were met.
         let settings = preprocessor::BookSettings {
-            root: &root,
-            src_dir: &dir.config.book.src,
-            agentx: &dir.agentx,
-            markdown: dir.config.output.html.markdown,
+            book: &dir,
             residency,
         };
         let mut catalog = Catalog::default();

@@ -18,9 +18,9 @@ use anyhow::Result;
 use mdbook_preprocessor::book::BookItem;
 use pulldown_cmark::{Event, Tag, TagEnd};
 
-use super::book::BookDir;
 use super::markdown::{normalize_id, unique_id};
 use super::{SiteFile, write_atomically};
+use crate::book::BookDir;
 use crate::preprocessor::{BookSettings, Residency, expand_book};
 use crate::util::markdown::MarkdownConfig;
 
@@ -42,12 +42,9 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
     // build's rule: inside the book unless allowed, never over the book or its sources.
     let out = &super::build::output_dir(&dir, Some(out), allow_outside)?;
     let mut book = dir.load_book()?;
-    let markdown = dir.config.output.html.markdown;
+    let markdown = dir.html.markdown;
     let settings = BookSettings {
-        root,
-        src_dir: &dir.config.book.src,
-        agentx: &dir.agentx,
-        markdown,
+        book: &dir,
         residency: Residency::OnDemand,
     };
     expand_book(&mut book, &settings, &mut None, None, &mut |_| Ok(()))?;
@@ -57,7 +54,7 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
     let chapters = files.len();
     let mut copied = 0;
     let src = dir.src_dir();
-    let data_dir = root.join(&dir.agentx.data_dir);
+    let data_dir = dir.data_dir();
     for p in dir.bounds.files_below(&src, |p| p.starts_with(&data_dir))? {
         let rel = p.strip_prefix(&src).expect("below src").to_path_buf();
         if rel.extension().is_some_and(|e| e == "md") {

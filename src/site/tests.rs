@@ -75,7 +75,7 @@ fn html_fragment_snapshots() {
         Path::new("m.md"),
         "m.md",
         &lib,
-        crate::preprocessor::OnError::Fail,
+        crate::book::OnError::Fail,
     )
     .unwrap();
     let r = render(&out.content, Path::new("m.md"), &LinkMode::Pages, options);

@@ -11,6 +11,7 @@ use anyhow::{Result, anyhow};
 use tera::Tera;
 
 use super::highlight;
+use crate::book::BookDir;
 use crate::util::fs::Bounds;
 
 /// Default templates; a book overrides one by shipping `templates/<name>`.
@@ -21,9 +22,6 @@ pub(crate) const TEMPLATES: [(&str, &str); 3] = [
 ];
 
 const SIDEBAR_TEMPLATE: &str = include_str!("../../templates/sidebar.html");
-
-/// The book's folder of builder asset overrides (relative to the book root).
-pub(crate) const THEME_DIR: &str = "agentx-theme";
 
 /// Default assets, written under `theme/` in the output; a book overrides one
 /// by shipping `agentx-theme/<name>`.
@@ -68,9 +66,14 @@ fn builtin_sidebar_template(text: &str) -> String {
 
 impl Theme {
     /// Defaults, overridden by the book's `templates/` and `agentx-theme/` files
-    /// (read inside `bounds`: a template or asset that is a symlink out of
-    /// the book, a FIFO or a device fails the load).
-    pub(crate) fn load(root: &Path, bounds: &Bounds) -> Result<Theme> {
+    /// (read inside the book's bounds: a template or asset that is a symlink
+    /// out of the book, a FIFO or a device fails the load).
+    pub(crate) fn load(book: &BookDir) -> Result<Theme> {
+        Theme::load_from(&book.templates_dir(), &book.theme_dir(), &book.bounds)
+    }
+
+    /// [`Theme::load`] from these directories.
+    fn load_from(templates_dir: &Path, theme_dir: &Path, bounds: &Bounds) -> Result<Theme> {
         let mut tera = Tera::default();
         // tera's default escaper also escapes `/`, which spells every link
         // `models&#x2F;x.html`; escape only what HTML needs.
@@ -83,7 +86,7 @@ impl Theme {
                 format!("built-in {name}"),
             ));
         }
-        for p in bounds.entries_of(&root.join("templates"))? {
+        for p in bounds.entries_of(templates_dir)? {
             if p.extension().is_some_and(|e| e == "html") {
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
                 let text = bounds.read_to_string(&p)?;
@@ -113,7 +116,7 @@ impl Theme {
             HIGHLIGHT_CSS.to_string(),
             highlight_css().as_bytes().to_vec(),
         ));
-        for p in bounds.entries_of(&root.join(THEME_DIR))? {
+        for p in bounds.entries_of(theme_dir)? {
             // Subdirectories are not assets; anything else must be a regular file.
             if !p.is_dir() {
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
@@ -141,7 +144,8 @@ impl Theme {
     pub(crate) fn builtin_for_tests() -> Theme {
         let dir = tempfile::tempdir().expect("temporary directory");
         let bounds = Bounds::strict(dir.path()).expect("bounds");
-        Theme::load(dir.path(), &bounds).expect("built-in theme loads")
+        let none = dir.path().join("none");
+        Theme::load_from(&none, &none, &bounds).expect("built-in theme loads")
     }
 
     pub(crate) fn render(&self, name: &str, ctx: &tera::Context) -> Result<String> {
