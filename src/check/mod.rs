@@ -14,6 +14,7 @@ mod tiers;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
@@ -105,9 +106,9 @@ pub fn run(root: &Path) -> Result<CheckReport> {
             lib.failures().join("\n  ")
         );
     }
-    let mut lib = Some(lib);
-    let links::LinkCheck { stats, problems } = check_links(dir, &mut lib, &["404.html"])?;
-    let mut report = merge(lib.as_ref().expect("loaded above"), found)?;
+    let lib = OnceLock::from(lib);
+    let links::LinkCheck { stats, problems } = check_links(dir, &lib, &["404.html"])?;
+    let mut report = merge(lib.get().expect("opened above"), found)?;
     report.links = LinkReport {
         pages: stats.pages,
         links: stats.links,

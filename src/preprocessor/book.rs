@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::OnceLock;
 
 use anyhow::Result;
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
@@ -84,8 +85,9 @@ impl BookSettings<'_> {
 /// Expands directives in every chapter of an mdBook book, adding deployment
 /// chapters; returns the directives left unexpanded (`on-error = "warn"`).
 ///
-/// `lib` holds the data: when empty, it is opened with `settings.residency` on the
-/// first directive; callers that rebuild (serve, watch) keep it, and a
+/// `lib` holds the data, owned by the caller: when empty, it is opened with
+/// `settings.residency` on the first directive (a book without one needs no
+/// data directory); callers that rebuild (serve, watch) keep it, and a
 /// `cache` of expansions: a chapter whose text and pages are unchanged is
 /// taken from it, not expanded again. The command
 /// sets of each chapter go to `sets` as soon as a batch of chapters is done,
@@ -95,7 +97,7 @@ impl BookSettings<'_> {
 pub(crate) fn expand_book(
     book: &mut Book,
     settings: &BookSettings<'_>,
-    lib: &mut Option<Library>,
+    lib: &OnceLock<Library>,
     mut cache: Option<&mut ExpansionCache>,
     sets: &mut ManifestSink<'_>,
 ) -> Result<Vec<String>> {
@@ -108,10 +110,13 @@ pub(crate) fn expand_book(
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
-    if lib.is_none() {
-        *lib = Some(Library::open(settings.book, settings.residency)?);
-    }
-    let library = lib.as_ref().expect("opened above");
+    let library = match lib.get() {
+        Some(library) => library,
+        None => {
+            let opened = Library::open(settings.book, settings.residency)?;
+            lib.get_or_init(|| opened)
+        }
+    };
     let mut warnings = Vec::new();
     let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.

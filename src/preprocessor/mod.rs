@@ -57,7 +57,9 @@ impl Preprocessor for AgentxPreprocessor {
             book: &dir,
             residency: Residency::OnDemand,
         };
-        let warnings = expand_book(&mut book, &settings, &mut None, None, &mut |_| Ok(()))?;
+        let warnings = expand_book(&mut book, &settings, &Default::default(), None, &mut |_| {
+            Ok(())
+        })?;
         if !warnings.is_empty() {
             eprintln!(
                 "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -318,13 +319,13 @@ pub(super) fn build_spilling(
     let file = std::fs::File::create(&manifest_path)
         .with_context(|| format!("cannot write {}", manifest_path.display()))?;
     let mut manifest = crate::manifest::ManifestWriter::new(std::io::BufWriter::new(file))?;
-    let mut site = Site::expand_spilling(
-        dir,
-        &mut None,
-        Residency::OnDemand,
+    let options = ExpandOptions {
+        residency: Residency::OnDemand,
         spill_budget,
-        &mut |sets| sets.iter().try_for_each(|e| manifest.push(e)),
-    )?;
+        entries: Some(&mut |sets| sets.iter().try_for_each(|e| manifest.push(e))),
+        ..ExpandOptions::default()
+    };
+    let mut site = Site::expand(dir, &OnceLock::new(), options)?;
     let (_, command_sets) = manifest.finish()?;
     let manifest_len = std::fs::metadata(&manifest_path)
         .with_context(|| format!("cannot read {}", manifest_path.display()))?
@@ -361,16 +362,16 @@ pub(super) fn build_spilling(
 /// holds, plus the site's ids and links.
 pub(crate) fn check_links(
     dir: BookDir,
-    lib: &mut Option<crate::preprocessor::Library>,
+    lib: &OnceLock<crate::preprocessor::Library>,
     skip: &[&str],
 ) -> Result<links::LinkCheck> {
-    let mut site = Site::expand_spilling(
-        dir,
-        lib,
-        Residency::OnDemand,
-        spill::HELD_IN_MEMORY,
-        &mut |_| Ok(()),
-    )?;
+    let options = ExpandOptions {
+        residency: Residency::OnDemand,
+        spill_budget: spill::HELD_IN_MEMORY,
+        entries: Some(&mut |_| Ok(())),
+        ..ExpandOptions::default()
+    };
+    let mut site = Site::expand(dir, lib, options)?;
     let theme = Theme::load(&site.dir)?;
     let collector = links::LinkCollector::new(skip);
     let markdown = site.take_markdown();
@@ -383,15 +384,15 @@ pub(crate) fn check_links(
 /// The manifest of the book in `root`: its chapters expanded, nothing rendered.
 pub(crate) fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
     let mut entries = Vec::new();
-    Site::expand_with(
-        BookDir::open(root)?,
-        &mut None,
-        Residency::OnDemand,
-        &mut |sets| {
+    let options = ExpandOptions {
+        residency: Residency::OnDemand,
+        entries: Some(&mut |sets| {
             entries.extend(sets.iter().cloned());
             Ok(())
-        },
-    )?;
+        }),
+        ..ExpandOptions::default()
+    };
+    Site::expand(BookDir::open(root)?, &OnceLock::new(), options)?;
     Ok(crate::manifest::Manifest::new(entries))
 }
 

@@ -9,12 +9,13 @@
 //! - `book.toml`: everything is reloaded.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 
 use super::theme::Theme;
-use super::{BuildOptions, ExpandCache, RenderCache, Rendered, Site};
+use super::{BuildOptions, ExpandCache, ExpandOptions, RenderCache, Rendered, Site};
 use crate::book::BookDir;
 use crate::preprocessor::Library;
 
@@ -171,7 +172,8 @@ impl Rebuild {
 pub struct Engine {
     root: PathBuf,
     dir: BookDir,
-    library: Option<Library>,
+    /// Opened by the first rebuild that meets a directive, then kept.
+    library: OnceLock<Library>,
     /// The theme, or why it failed to load (the next render reports it).
     theme: Result<Theme, String>,
     /// Why `book.toml` failed to load, until it is fixed.
@@ -191,7 +193,7 @@ impl Engine {
             root: root.to_path_buf(),
             theme: Theme::load(&dir).map_err(|e| format!("{e:#}")),
             dir,
-            library: None,
+            library: OnceLock::new(),
             config_error: None,
             cache: RenderCache::default(),
             expansions: ExpandCache::default(),
@@ -267,7 +269,7 @@ impl Engine {
                         }
                         Err(e) => self.config_error = Some(format!("{e:#}")),
                     }
-                    self.library = None;
+                    self.library = OnceLock::new();
                     self.theme = Theme::load(&self.dir).map_err(|e| format!("{e:#}"));
                     self.cache.clear();
                     self.expansions.clear();
@@ -277,7 +279,7 @@ impl Engine {
                     self.cache.clear_pages();
                 }
                 Change::Data(paths) => {
-                    if let Some(lib) = &mut self.library {
+                    if let Some(lib) = self.library.get_mut() {
                         lib.reload(paths);
                     }
                 }
@@ -288,11 +290,11 @@ impl Engine {
             return Err(anyhow!("{e}"));
         }
         let theme = self.theme.as_ref().map_err(|e| anyhow!("{e}"))?;
-        let site = Site::expand(
-            self.dir.clone(),
-            &mut self.library,
-            Some(&mut self.expansions),
-        )?;
+        let options = ExpandOptions {
+            cache: Some(&mut self.expansions),
+            ..ExpandOptions::default()
+        };
+        let site = Site::expand(self.dir.clone(), &self.library, options)?;
         let rendered = site.render_with(theme, &mut self.cache, opts)?;
         Ok(Rebuild {
             site,

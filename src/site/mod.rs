@@ -33,6 +33,7 @@ mod tokens;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::OnceLock;
 use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
@@ -112,7 +113,7 @@ pub(crate) struct Site {
     spilled: Option<std::sync::Arc<spill::Spilled>>,
 }
 
-/// Where [`Site::expand_with`] sends each chapter's manifest entries.
+/// Where [`Site::expand`] sends each chapter's manifest entries.
 pub(crate) type EntrySink<'a> =
     dyn FnMut(Arc<Vec<crate::manifest::ManifestEntry>>) -> Result<()> + 'a;
 
@@ -141,33 +142,67 @@ struct RenderCounts {
     pages: AtomicUsize,
 }
 
+/// How [`Site::expand`] reads and expands a book.
+pub(crate) struct ExpandOptions<'a, 's> {
+    /// How a data library opened by the expansion keeps its data.
+    pub residency: Residency,
+    /// Expansions of chapters whose text and data did not change are taken
+    /// from here, and the new ones kept for the next rebuild (`serve`, `watch`).
+    pub cache: Option<&'a mut ExpandCache>,
+    /// Bytes of expanded Markdown kept in `pages`; beyond it, chapters wait
+    /// in a file until each page is rendered ([`spill`]): for one-shot
+    /// renders, not with a cache, which keeps its Markdown.
+    pub spill_budget: usize,
+    /// Where each chapter's command sets go. Without a sink they stay in
+    /// [`Site::manifest`], each set counted once in `command_sets`; with
+    /// one, `manifest` stays empty and `command_sets` zero (the caller counts).
+    pub entries: Option<&'a mut EntrySink<'s>>,
+}
+
+impl Default for ExpandOptions<'_, '_> {
+    fn default() -> Self {
+        ExpandOptions {
+            residency: Residency::Resident,
+            cache: None,
+            spill_budget: usize::MAX,
+            entries: None,
+        }
+    }
+}
+
 impl Site {
     /// Reads the book and runs the preprocessor on it.
     pub(crate) fn load(root: &Path) -> Result<Site> {
-        Site::expand(BookDir::open(root)?, &mut None, None)
+        Site::expand(
+            BookDir::open(root)?,
+            &OnceLock::new(),
+            ExpandOptions::default(),
+        )
     }
 
-    /// Reads the chapters of an opened book and runs the preprocessor on them,
-    /// with the data library `lib` (loaded on first use, then reused), keeping
-    /// every command set for the manifest. With a `cache`, chapters whose
-    /// text and data did not change are taken from it (`serve`, `watch`).
+    /// Reads the chapters of an opened book and runs the preprocessor on
+    /// them, with the data library `lib`: the caller's, opened here on the
+    /// first directive if it is empty, so a caller that rebuilds keeps it.
     pub(crate) fn expand(
         dir: BookDir,
-        lib: &mut Option<preprocessor::Library>,
-        cache: Option<&mut ExpandCache>,
+        lib: &OnceLock<preprocessor::Library>,
+        opts: ExpandOptions<'_, '_>,
     ) -> Result<Site> {
-        let mut manifest = Vec::new();
-        let mut site = Site::expand_cached(
-            dir,
-            lib,
-            Residency::Resident,
+        let ExpandOptions {
+            residency,
             cache,
-            usize::MAX,
-            &mut |sets| {
-                manifest.push(sets);
-                Ok(())
-            },
-        )?;
+            spill_budget,
+            entries,
+        } = opts;
+        if let Some(sets) = entries {
+            return Site::expand_into(dir, lib, residency, cache, spill_budget, sets);
+        }
+        let mut manifest = Vec::new();
+        let mut keep = |sets| {
+            manifest.push(sets);
+            Ok(())
+        };
+        let mut site = Site::expand_into(dir, lib, residency, cache, spill_budget, &mut keep)?;
         // A command set shown by two directives counts once.
         site.command_sets = manifest
             .iter()
@@ -179,36 +214,10 @@ impl Site {
         Ok(site)
     }
 
-    /// Reads and expands the book, sending the command sets of each chapter
-    /// to `sets` instead of keeping them (`manifest` stays empty and
-    /// `command_sets` zero: the caller counts).
-    pub(crate) fn expand_with(
+    /// [`Site::expand`], sending each chapter's command sets to `sets`.
+    fn expand_into(
         dir: BookDir,
-        lib: &mut Option<preprocessor::Library>,
-        residency: Residency,
-        sets: &mut EntrySink<'_>,
-    ) -> Result<Site> {
-        Site::expand_cached(dir, lib, residency, None, usize::MAX, sets)
-    }
-
-    /// [`Site::expand_with`], keeping at most `budget` bytes of expanded
-    /// Markdown in `pages` and the rest in a file ([`spill`]) until each
-    /// page is rendered: for one-shot renders, not for caches.
-    pub(crate) fn expand_spilling(
-        dir: BookDir,
-        lib: &mut Option<preprocessor::Library>,
-        residency: Residency,
-        budget: usize,
-        sets: &mut EntrySink<'_>,
-    ) -> Result<Site> {
-        Site::expand_cached(dir, lib, residency, None, budget, sets)
-    }
-
-    /// Expands with an expansion cache (the engine's rebuilds; `budget` is
-    /// then `usize::MAX`: a cache keeps its Markdown) or a spill budget.
-    fn expand_cached(
-        dir: BookDir,
-        lib: &mut Option<preprocessor::Library>,
+        lib: &OnceLock<preprocessor::Library>,
         residency: Residency,
         mut cache: Option<&mut ExpandCache>,
         budget: usize,

@@ -47,7 +47,9 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
         book: &dir,
         residency: Residency::OnDemand,
     };
-    expand_book(&mut book, &settings, &mut None, None, &mut |_| Ok(()))?;
+    expand_book(&mut book, &settings, &Default::default(), None, &mut |_| {
+        Ok(())
+    })?;
     let mut files = Vec::new();
     let mut summary = String::from("# Summary\n\n");
     chapters_of(&book.items, 0, markdown, &mut summary, &mut files);
