@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 
 use crate::manifest::{MANIFEST, Manifest, ManifestDiff, texts_by_key};
 
@@ -31,7 +31,7 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Manifest> {
         )
     })?;
     let mut manifest: Manifest = serde_json::from_str(&text)
-        .map_err(|e| anyhow!("{}: not an mdbook-agentx manifest: {e}", file.display()))?;
+        .with_context(|| format!("{}: not an mdbook-agentx manifest", file.display()))?;
     for e in &mut manifest.command_sets {
         e.hash = crate::manifest::text_hash(&e.text);
     }

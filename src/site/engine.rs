@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 
 use super::theme::Theme;
 use super::{BuildOptions, ExpandCache, ExpandOptions, RenderCache, Rendered, Site};
@@ -187,7 +187,7 @@ impl Engine {
     pub fn open(root: &Path) -> Result<Engine> {
         // File events carry absolute paths; compare them with an absolute root.
         let root = &std::fs::canonicalize(root)
-            .map_err(|e| anyhow!("cannot open book directory {}: {e}", root.display()))?;
+            .with_context(|| format!("cannot open book directory {}", root.display()))?;
         let dir = BookDir::open(root)?;
         Ok(Engine {
             root: root.to_path_buf(),

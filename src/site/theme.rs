@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result};
 use tera::Tera;
 
 use super::highlight;
@@ -106,7 +106,7 @@ impl Theme {
                 text.clone()
             };
             tera.add_raw_template(name, &text)
-                .map_err(|e| anyhow!("template {origin}: {}", tera_message(&e)))?;
+                .with_context(|| format!("template {origin}"))?;
         }
         let mut assets: Vec<(String, Vec<u8>)> = ASSETS
             .iter()
@@ -151,7 +151,7 @@ impl Theme {
     pub(crate) fn render(&self, name: &str, ctx: &tera::Context) -> Result<String> {
         self.tera
             .render(name, ctx)
-            .map_err(|e| anyhow!("template {name}: {}", tera_message(&e)))
+            .with_context(|| format!("template {name}"))
     }
 
     pub(crate) fn assets(&self) -> impl Iterator<Item = (&str, &[u8])> {
@@ -168,15 +168,4 @@ impl Theme {
 
 fn escape_for_tera(s: &str) -> String {
     highlight::escape_html(s)
-}
-
-/// tera puts the useful part (line, column, what was expected) in the source chain.
-fn tera_message(e: &tera::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut src = std::error::Error::source(e);
-    while let Some(s) = src {
-        parts.push(s.to_string());
-        src = s.source();
-    }
-    parts.join(": ")
 }
