@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::manifest::{MANIFEST, Manifest, ManifestDiff, texts_by_key};
+use crate::util::notice::Notice;
 
 /// The largest manifest `diff` reads. Why 1 GiB: a book 100× the sample
 /// writes a manifest of about 200 MiB; a FIFO or `/dev/zero` must still end.
@@ -57,7 +58,7 @@ fn commit_of(book: &Path, spec: &str) -> Option<String> {
 
 /// Builds the manifest of the book as it is at a commit, in a scratch copy.
 /// `shown` names the commit in messages.
-fn manifest_at_commit(book: &Path, commit: &str, shown: &str) -> Result<Manifest> {
+fn manifest_at_commit(book: &Path, commit: &str, shown: &str) -> Result<(Manifest, Vec<Notice>)> {
     let book =
         std::fs::canonicalize(book).with_context(|| format!("cannot open {}", book.display()))?;
     let top = git(&book, &["rev-parse", "--show-toplevel"])?;
@@ -130,8 +131,9 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
 
 /// A side of a diff: a manifest file, a built directory, or a git ref of
 /// `book`. A name that is both a path and a ref is an error saying so: a
-/// silent choice would compare something the user did not mean.
-pub fn load_side(spec: &str, book: &Path) -> Result<Manifest> {
+/// silent choice would compare something the user did not mean. Building a
+/// ref may have warnings to give; they come with the manifest.
+pub fn load_side(spec: &str, book: &Path) -> Result<(Manifest, Vec<Notice>)> {
     let p = Path::new(spec);
     let is_path = std::fs::symlink_metadata(p).is_ok();
     match (is_path, commit_of(book, spec)) {
@@ -139,7 +141,7 @@ pub fn load_side(spec: &str, book: &Path) -> Result<Manifest> {
             "`{spec}` is both a path and a git ref of the book; write `./{spec}` for the path \
              (a manifest or a built site) or `{spec}^{{commit}}` for the ref"
         ),
-        (true, None) => read_manifest(p),
+        (true, None) => Ok((read_manifest(p)?, Vec::new())),
         (false, Some(commit)) => manifest_at_commit(book, &commit, spec),
         (false, None) => bail!(
             "`{spec}` is neither a file, a directory nor a git ref of the book in {}",

@@ -12,12 +12,16 @@
 //!   at a time with [`Library`] and [`expand_chapter`];
 //! - [`install`]: the AgentX assets and `book.toml` entries of an mdBook book;
 //! - [`build`], [`export_offline`], [`export_single_file`]: the standalone
-//!   builder, and [`Engine`] / [`serve`] / [`watch`] for live preview;
+//!   builder, and [`Engine`], [`BookWatcher`] and [`Server`] for live
+//!   preview (the `serve` and `watch` loops are the binary's);
 //!   [`export_markdown`]: the expanded book as portable Markdown;
 //! - [`check`]: command lines against flag registries, KV tiers, links;
 //! - [`Manifest`] and [`compare_manifests`]: what changed between two builds;
 //! - [`sync`]: data files generated from InferenceX lanes (a lane manifest
 //!   pinning each lane to a commit), checked by decoding them back.
+//!
+//! The library prints nothing: warnings and notes come back as [`Notice`]s
+//! in each operation's report, for the caller to show.
 //!
 //! Data flows one way, each module using only those before it:
 //! `util ← data ← decode ← {manifest, render} ← preprocessor ← site ← {serve,
@@ -66,10 +70,11 @@ pub use crate::preprocessor::{
     AgentxPreprocessor, DeploymentChapter, Expanded, Library, expand_chapter, run_protocol,
     supports as supports_renderer,
 };
-pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
+pub use crate::serve::{BookWatcher, Burst, ServeOptions, Server, WatchMode};
 pub use crate::site::engine::{Change, Engine, Rebuild};
-pub use crate::site::export::{export_offline, single_file as export_single_file};
+pub use crate::site::export::{SingleFile, export_offline, single_file as export_single_file};
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
 pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};
 pub use crate::util::alloc::tune_allocator;
+pub use crate::util::notice::{Level, Notice};

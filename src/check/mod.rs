@@ -107,7 +107,8 @@ pub fn run(root: &Path) -> Result<CheckReport> {
         );
     }
     let lib = OnceLock::from(lib);
-    let links::LinkCheck { stats, problems } = check_links(dir, &lib, &["404.html"])?;
+    let notices = lib.get().map(Library::take_notices).unwrap_or_default();
+    let (links::LinkCheck { stats, problems }, built) = check_links(dir, &lib, &["404.html"])?;
     let mut report = merge(lib.get().expect("opened above"), found)?;
     report.links = LinkReport {
         pages: stats.pages,
@@ -115,5 +116,6 @@ pub fn run(root: &Path) -> Result<CheckReport> {
         anchors: stats.anchors,
         problems: problems.iter().map(|p| p.to_string()).collect(),
     };
+    report.notices = notices.into_iter().chain(built).collect();
     Ok(report)
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use mdbook_agentx::{export_offline, export_single_file};
+use mdbook_agentx::{SingleFile, export_offline, export_single_file};
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("target").required(true).args(["offline", "single_file"])))]
@@ -23,10 +23,12 @@ pub(super) struct Args {
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
     if let Some(out) = args.offline {
         let report = export_offline(&args.book_dir, &out)?;
-        super::build::print_report("exported (offline, no remote assets)", &report);
+        let messages = super::messages::Messages::human();
+        super::build::print_report(&messages, "exported (offline, no remote assets)", &report);
     }
     if let Some(file) = args.single_file {
-        let html = export_single_file(&args.book_dir)?;
+        let SingleFile { html, notices } = export_single_file(&args.book_dir)?;
+        super::messages::Messages::human().notices(&notices);
         let tmp = file.with_extension("html.tmp");
         std::fs::write(&tmp, &html).with_context(|| format!("cannot write {}", tmp.display()))?;
         std::fs::rename(&tmp, &file).with_context(|| format!("cannot write {}", file.display()))?;

@@ -11,6 +11,7 @@ mod diff;
 mod export;
 mod install;
 mod markdown;
+mod messages;
 mod preprocess;
 mod serve;
 mod stats;

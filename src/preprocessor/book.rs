@@ -14,6 +14,7 @@ use super::*;
 use crate::book::BookDir;
 use crate::manifest::ManifestEntry;
 use crate::util::markdown::MarkdownConfig;
+use crate::util::notice::{Notice, Notices};
 
 /// A chapter expanded by [`expand_book`], waiting to go back into the book.
 struct ExpandedJob {
@@ -68,6 +69,9 @@ pub(crate) struct BookSettings<'a> {
     pub book: &'a BookDir,
     /// How a library opened here keeps its data.
     pub residency: Residency,
+    /// Where the expansion's warnings go: the data files' and the
+    /// directives left unexpanded (`on-error = "warn"`), in reading order.
+    pub notices: &'a Notices,
 }
 
 impl BookSettings<'_> {
@@ -83,7 +87,8 @@ impl BookSettings<'_> {
 }
 
 /// Expands directives in every chapter of an mdBook book, adding deployment
-/// chapters; returns the directives left unexpanded (`on-error = "warn"`).
+/// chapters; returns how many directives were left unexpanded (`on-error =
+/// "warn"`), each with a warning in `settings.notices`.
 ///
 /// `lib` holds the data, owned by the caller: when empty, it is opened with
 /// `settings.residency` on the first directive (a book without one needs no
@@ -92,15 +97,14 @@ impl BookSettings<'_> {
 /// taken from it, not expanded again. The command
 /// sets of each chapter go to `sets` as soon as a batch of chapters is done,
 /// so a large book never holds every set's text at once. Chapters expand on
-/// all cores; errors and warnings come in reading order. Warnings are
-/// printed to stderr as they come, and returned for reports.
+/// all cores; errors and warnings come in reading order.
 pub(crate) fn expand_book(
     book: &mut Book,
     settings: &BookSettings<'_>,
     lib: &OnceLock<Library>,
     mut cache: Option<&mut ExpansionCache>,
     sets: &mut ManifestSink<'_>,
-) -> Result<Vec<String>> {
+) -> Result<usize> {
     let mut jobs = Vec::new();
     jobs_in(&book.items, settings, &mut 0, &mut jobs);
     if let Some(c) = cache.as_deref_mut() {
@@ -108,7 +112,7 @@ pub(crate) fn expand_book(
         c.keep_only(&jobs.iter().map(|j| j.path).collect());
     }
     if jobs.is_empty() {
-        return Ok(Vec::new());
+        return Ok(0);
     }
     let library = match lib.get() {
         Some(library) => library,
@@ -117,7 +121,7 @@ pub(crate) fn expand_book(
             lib.get_or_init(|| opened)
         }
     };
-    let mut warnings = Vec::new();
+    let mut unexpanded = 0;
     let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
@@ -143,9 +147,16 @@ pub(crate) fn expand_book(
             )?;
             Ok(Expansion::Fresh(e, deps))
         })?;
+        // The data files decoded for this batch first, as they were met.
+        settings.notices.extend(library.take_notices());
         for (job, e) in chunk.iter().zip(expanded) {
-            let (mut content, mut chapters, (manifest, deployments, stamp)) =
-                settle(job, e, cache.as_deref_mut(), &mut warnings);
+            let (mut content, mut chapters, (manifest, deployments, stamp)) = settle(
+                job,
+                e,
+                cache.as_deref_mut(),
+                settings.notices,
+                &mut unexpanded,
+            );
             sets(ChapterSets {
                 manifest,
                 deployments,
@@ -166,7 +177,7 @@ pub(crate) fn expand_book(
     drop(jobs);
     let mut results = results.into_iter().peekable();
     apply_expansions(&mut book.items, &mut 0, &mut results);
-    Ok(warnings)
+    Ok(unexpanded)
 }
 
 /// A chapter's expansion: taken from the cache, or made now with the pages it used.
@@ -178,22 +189,27 @@ enum Expansion {
 /// What the book and the sink get of a cached expansion.
 /// A chapter's Markdown, deployment chapters and [`SetsParts`], from the
 /// cache or from a fresh expansion (then cached, when there is a cache, and
-/// its warnings printed: here, once and in reading order, for every command).
+/// its warnings given: here, once and in reading order, for every command).
 fn settle(
     job: &Job<'_>,
     e: Expansion,
     cache: Option<&mut ExpansionCache>,
-    warnings: &mut Vec<String>,
+    notices: &Notices,
+    unexpanded: &mut usize,
 ) -> (String, Vec<DeploymentChapter>, SetsParts) {
+    let mut warn = |warnings: &[String]| {
+        *unexpanded += warnings.len();
+        notices.extend(warnings.iter().map(Notice::warning));
+    };
     match (e, cache) {
         (Expansion::Cached(hit), _) => hit_parts(&hit),
         (Expansion::Fresh(e, deps), Some(c)) => {
             c.count_expanded();
-            print_warnings(&e.warnings, warnings);
+            warn(&e.warnings);
             hit_parts(&c.insert(job.path, job.content, e, deps))
         }
         (Expansion::Fresh(e, _), None) => {
-            print_warnings(&e.warnings, warnings);
+            warn(&e.warnings);
             let sets = (Arc::new(e.manifest), Arc::new(e.deployments), None);
             (e.content, e.subchapters, sets)
         }
@@ -215,13 +231,6 @@ fn hit_parts(hit: &CachedExpansion) -> (String, Vec<DeploymentChapter>, SetsPart
         Some(hit.stamp),
     );
     (hit.content.clone(), hit.subchapters.clone(), sets)
-}
-
-fn print_warnings(new: &[String], all: &mut Vec<String>) {
-    for w in new {
-        eprintln!("warning: {w}");
-    }
-    all.extend_from_slice(new);
 }
 
 /// Puts expanded chapters back into the book, in the walk [`jobs_in`] made,

@@ -11,6 +11,7 @@ use crate::book::BookDir;
 use crate::data;
 use crate::decode::{self, DecodedPage};
 use crate::util::fs::{Bounds, shown_path};
+use crate::util::notice::{Notice, Notices};
 use crate::util::text::closest;
 
 /// Why a data file is not in the library.
@@ -77,9 +78,11 @@ pub struct Library {
     entries: HashMap<PathBuf, Arc<DecodedPage>>,
     /// Data files that failed to load, and why.
     failed: BTreeMap<PathBuf, LoadFailure>,
-    /// Files whose warnings were printed: an on-demand library may decode a
+    /// Files whose warnings were given: an on-demand library may decode a
     /// file more than once.
     warned: Mutex<HashSet<PathBuf>>,
+    /// Warnings not taken yet ([`Library::take_notices`]).
+    notices: Notices,
 }
 
 impl Library {
@@ -149,11 +152,18 @@ impl Library {
             entries: HashMap::new(),
             failed: BTreeMap::new(),
             warned: Mutex::new(HashSet::new()),
+            notices: Notices::default(),
         };
         for path in files.into_iter().filter(|p| data::is_data_file(p)) {
             lib.insert(path, visit.as_deref_mut());
         }
         Ok(lib)
+    }
+
+    /// The warnings of the data files decoded since the last call (keys
+    /// they have that no reader knows), each file's once.
+    pub fn take_notices(&self) -> Vec<Notice> {
+        self.notices.take()
     }
 
     /// Messages of the data files that failed to load.
@@ -337,9 +347,9 @@ impl Library {
                 .expect("warned lock")
                 .insert(path.to_path_buf())
         {
-            for key in &decoded.ignored {
-                eprintln!("warning: {}: ignored unknown key `{key}`", shown.display());
-            }
+            self.notices.extend(decoded.ignored.iter().map(|key| {
+                Notice::warning(format!("{}: ignored unknown key `{key}`", shown.display()))
+            }));
         }
         Ok(decoded.page)
     }

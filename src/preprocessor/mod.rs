@@ -22,6 +22,7 @@ use mdbook_preprocessor::book::Book;
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 
 use crate::book::BookDir;
+use crate::util::notice::{Level, Notice, Notices};
 
 pub(crate) use self::book::*;
 pub(crate) use self::cache::ExpansionCache;
@@ -41,30 +42,54 @@ pub fn supports(renderer: &str) -> bool {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AgentxPreprocessor;
 
-impl Preprocessor for AgentxPreprocessor {
-    fn name(&self) -> &str {
-        "agentx"
-    }
-
-    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
+impl AgentxPreprocessor {
+    /// [`Preprocessor::run`], returning what it has to say with the book:
+    /// the book's set-up problems (for the HTML renderer), the data files'
+    /// and the directives' warnings, and how many directives were left
+    /// unexpanded.
+    pub fn run_reporting(
+        &self,
+        ctx: &PreprocessorContext,
+        mut book: Book,
+    ) -> Result<(Book, Vec<Notice>)> {
         let dir = BookDir::from_mdbook(&ctx.root, &ctx.config)?;
+        let notices = Notices::default();
         if ctx.renderer == "html" {
             for w in setup::setup_warnings(&setup::BookSetup::of(&dir)) {
-                eprintln!("warning: mdbook-agentx: {w}");
+                notices.push(Notice::warning(format!("mdbook-agentx: {w}")));
             }
         }
         let settings = BookSettings {
             book: &dir,
             residency: Residency::OnDemand,
+            notices: &notices,
         };
-        let warnings = expand_book(&mut book, &settings, &Default::default(), None, &mut |_| {
+        let unexpanded = expand_book(&mut book, &settings, &Default::default(), None, &mut |_| {
             Ok(())
         })?;
-        if !warnings.is_empty() {
-            eprintln!(
-                "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",
-                warnings.len()
-            );
+        if unexpanded > 0 {
+            notices.push(Notice::info(format!(
+                "mdbook-agentx: {unexpanded} directive(s) left unexpanded (on-error = \"warn\")"
+            )));
+        }
+        Ok((book, notices.take()))
+    }
+}
+
+impl Preprocessor for AgentxPreprocessor {
+    fn name(&self) -> &str {
+        "agentx"
+    }
+
+    /// Run in-process by mdBook (as a library), the notices go where mdBook
+    /// sends its own messages: its `tracing` log.
+    fn run(&self, ctx: &PreprocessorContext, book: Book) -> Result<Book> {
+        let (book, notices) = self.run_reporting(ctx, book)?;
+        for notice in notices {
+            match notice.level {
+                Level::Warning => tracing::warn!("{}", notice.message),
+                Level::Note | Level::Info => tracing::info!("{}", notice.message),
+            }
         }
         Ok(book)
     }

@@ -17,6 +17,7 @@ use super::*;
 use crate::book::BookDir;
 use crate::preprocessor::Residency;
 use crate::util::fs::is_plain_relative;
+use crate::util::notice::Notice;
 
 impl Site {
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
@@ -252,11 +253,11 @@ impl Site {
         for SiteFile { path: rel, bytes } in self.static_files()? {
             let bytes = Arc::unwrap_or_clone(bytes);
             if generated.contains(&rel) {
-                eprintln!(
-                    "warning: {} is not copied: the build generates {}; rename it",
+                self.notices.push(Notice::warning(format!(
+                    "{} is not copied: the build generates {}; rename it",
                     self.dir.display_path(&self.dir.src_dir().join(&rel)),
                     rel.display()
-                );
+                )));
                 continue;
             }
             out.put(&rel, bytes)?;
@@ -340,12 +341,13 @@ pub(super) fn build_spilling(
     site.render_into(markdown, &theme, None, opts, &inspected)?;
     let problems = inspected.problems.into_inner().expect("problems lock");
     let (files, bytes) = if problems.is_empty() {
-        stage.commit()?
+        stage.commit(&site.notices)?
     } else {
         // Dropping the stage removes it; the old site stays.
         (0, 0)
     };
     let report = BuildReport {
+        notices: site.notices.take(),
         out_dir,
         pages: site.pages.len(),
         command_sets,
@@ -359,12 +361,12 @@ pub(super) fn build_spilling(
 /// Renders the book in `dir` page by page, as [`build`] does but without
 /// writing anything, and checks its internal links and anchors as pages go
 /// by (`check`; `skip` as for [`links::check`]): memory holds what a build
-/// holds, plus the site's ids and links.
+/// holds, plus the site's ids and links. Returns the build's warnings too.
 pub(crate) fn check_links(
     dir: BookDir,
     lib: &OnceLock<crate::preprocessor::Library>,
     skip: &[&str],
-) -> Result<links::LinkCheck> {
+) -> Result<(links::LinkCheck, Vec<Notice>)> {
     let options = ExpandOptions {
         residency: Residency::OnDemand,
         spill_budget: spill::HELD_IN_MEMORY,
@@ -378,11 +380,12 @@ pub(crate) fn check_links(
     site.render_into(markdown, &theme, None, &BuildOptions::default(), &collector)?;
     // The build writes the manifest too; it has no links.
     collector.name_file(Path::new(crate::manifest::MANIFEST));
-    Ok(collector.finish())
+    Ok((collector.finish(), site.notices.take()))
 }
 
-/// The manifest of the book in `root`: its chapters expanded, nothing rendered.
-pub(crate) fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
+/// The manifest of the book in `root`: its chapters expanded, nothing
+/// rendered; and the expansion's warnings.
+pub(crate) fn book_manifest(root: &Path) -> Result<(crate::manifest::Manifest, Vec<Notice>)> {
     let mut entries = Vec::new();
     let options = ExpandOptions {
         residency: Residency::OnDemand,
@@ -392,8 +395,10 @@ pub(crate) fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
         }),
         ..ExpandOptions::default()
     };
-    Site::expand(BookDir::open(root)?, &OnceLock::new(), options)?;
-    Ok(crate::manifest::Manifest::new(entries))
+    let site = Site::expand(BookDir::open(root)?, &OnceLock::new(), options)?;
+    let notices = site.notices.take();
+    drop(site);
+    Ok((crate::manifest::Manifest::new(entries), notices))
 }
 
 /// The output directory of a build: `dest`, or `[build] build-dir` of

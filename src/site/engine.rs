@@ -15,9 +15,13 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow};
 
 use super::theme::Theme;
-use super::{BuildOptions, ExpandCache, ExpandOptions, RenderCache, Rendered, Site};
+use super::{
+    BuildOptions, ExpandCache, ExpandOptions, RenderCache, Rendered, Site, output_dir,
+    write_atomically,
+};
 use crate::book::BookDir;
 use crate::preprocessor::Library;
+use crate::util::notice::{Notice, Notices};
 
 /// What a changed path means for the next rebuild.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,9 +143,24 @@ pub struct Rebuild {
     pub(crate) elapsed: Duration,
     /// Chapters whose directives were expanded (the others came from the cache).
     pub(crate) chapters_expanded: usize,
+    /// What expanding and rendering had to say.
+    notices: Vec<Notice>,
 }
 
 impl Rebuild {
+    /// Warnings of the rebuild, in the order they arose.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    /// Writes the site into `out` (swapped in whole); returns what the
+    /// user should know of how publishing went.
+    pub fn write_to(&self, out: &Path) -> Result<Vec<Notice>> {
+        let notices = Notices::default();
+        write_atomically(out, &self.rendered.files, &notices)?;
+        Ok(notices.take())
+    }
+
     /// How long the rebuild took.
     pub fn elapsed(&self) -> Duration {
         self.elapsed
@@ -200,8 +219,15 @@ impl Engine {
         })
     }
 
-    pub(crate) fn dir(&self) -> &BookDir {
-        &self.dir
+    /// The book root, absolute (file events carry absolute paths).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where this book builds to: `dest`, or `[build] build-dir`; inside
+    /// the book unless `allow_outside` (see `build`).
+    pub fn output_dir(&self, dest: Option<&Path>, allow_outside: bool) -> Result<PathBuf> {
+        output_dir(&self.dir, dest, allow_outside)
     }
 
     /// What to watch: the book root (not below it: `book.toml`), the source
@@ -297,6 +323,7 @@ impl Engine {
         let site = Site::expand(self.dir.clone(), &self.library, options)?;
         let rendered = site.render_with(theme, &mut self.cache, opts)?;
         Ok(Rebuild {
+            notices: site.notices.take(),
             site,
             rendered,
             elapsed: start.elapsed(),

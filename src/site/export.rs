@@ -14,6 +14,7 @@ use super::sidebar::SidebarKind;
 use super::theme::{HIGHLIGHT_CSS, Theme};
 use super::{BuildOptions, SidebarItem, Site};
 use crate::util::escape;
+use crate::util::notice::Notice;
 use crate::util::text::slug;
 
 /// The remote assets one HTML page or stylesheet would load.
@@ -63,9 +64,18 @@ fn chapter_prefix(path: &Path) -> String {
     format!("ch-{}", slug(&path.with_extension("").to_string_lossy()))
 }
 
+/// The book as one HTML file, and what building it had to say.
+#[derive(Debug, Clone)]
+pub struct SingleFile {
+    /// The page.
+    pub html: String,
+    /// Warnings, in the order they arose.
+    pub notices: Vec<Notice>,
+}
+
 /// The whole book as one HTML file: assets inlined, chapters as sections,
 /// every id prefixed by its chapter so anchors stay unique and links work.
-pub fn single_file(root: &Path) -> Result<String> {
+pub fn single_file(root: &Path) -> Result<SingleFile> {
     let site = Site::load(root)?;
     let theme = Theme::load(&site.dir)?;
     let prefixes: HashMap<PathBuf, String> = site
@@ -107,7 +117,10 @@ pub fn single_file(root: &Path) -> Result<String> {
             problems.join("\n  ")
         );
     }
-    Ok(html)
+    Ok(SingleFile {
+        html,
+        notices: site.notices.take(),
+    })
 }
 
 /// Every chapter as a `<section>` (the landing overview after the first

@@ -41,6 +41,7 @@ use anyhow::{Result, bail};
 
 use crate::book::BookDir;
 use crate::preprocessor::{self, Residency};
+use crate::util::notice::{Notice, Notices};
 
 pub use self::build::build;
 pub(crate) use self::build::{book_manifest, build_inspected, check_links, output_dir};
@@ -69,6 +70,8 @@ pub struct BuildOptions {
 /// What a build produced.
 #[derive(Debug, Clone)]
 pub struct BuildReport {
+    /// Warnings and notes, in the order they arose.
+    pub notices: Vec<Notice>,
     /// The output directory.
     pub out_dir: PathBuf,
     /// Pages written.
@@ -111,6 +114,8 @@ pub(crate) struct Site {
     landing: usize,
     /// Chapters' Markdown that waits in a file rather than in `pages`.
     spilled: Option<std::sync::Arc<spill::Spilled>>,
+    /// What expanding and rendering it had to say, for the report.
+    pub notices: Notices,
 }
 
 /// Where [`Site::expand`] sends each chapter's manifest entries.
@@ -224,10 +229,11 @@ impl Site {
         sets: &mut EntrySink<'_>,
     ) -> Result<Site> {
         let mut book = dir.load_book()?;
-        // Directives left unexpanded were reported as they were met.
+        let notices = Notices::default();
         let settings = preprocessor::BookSettings {
             book: &dir,
             residency,
+            notices: &notices,
         };
         let mut catalog = Catalog::default();
         let (chapters, catalogs) = match cache.as_deref_mut() {
@@ -278,6 +284,7 @@ impl Site {
             manifest: Vec::new(),
             catalog: Arc::new(catalog),
             spilled: spiller.finish()?.map(std::sync::Arc::new),
+            notices,
         })
     }
 }

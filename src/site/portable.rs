@@ -23,10 +23,13 @@ use super::{SiteFile, write_atomically};
 use crate::book::BookDir;
 use crate::preprocessor::{BookSettings, Residency, expand_book};
 use crate::util::markdown::MarkdownConfig;
+use crate::util::notice::{Notice, Notices};
 
 /// What [`export_markdown`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarkdownReport {
+    /// Warnings, in the order they arose.
+    pub notices: Vec<Notice>,
     /// The output directory.
     pub out_dir: PathBuf,
     /// Chapters written (deployment chapters included), besides `SUMMARY.md`.
@@ -43,9 +46,11 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
     let out = &super::build::output_dir(&dir, Some(out), allow_outside)?;
     let mut book = dir.load_book()?;
     let markdown = dir.html.markdown;
+    let notices = Notices::default();
     let settings = BookSettings {
         book: &dir,
         residency: Residency::OnDemand,
+        notices: &notices,
     };
     expand_book(&mut book, &settings, &Default::default(), None, &mut |_| {
         Ok(())
@@ -70,8 +75,9 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
         PathBuf::from("SUMMARY.md"),
         summary.into_bytes(),
     ));
-    write_atomically(out, &files)?;
+    write_atomically(out, &files, &notices)?;
     Ok(MarkdownReport {
+        notices: notices.take(),
         out_dir: out.to_path_buf(),
         chapters,
         files: copied,

@@ -30,6 +30,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Context, Result, anyhow, bail};
 
 use crate::util::fs::is_plain_relative;
+use crate::util::notice::{Notice, Notices};
 
 /// Length of the random part of generation and staging names.
 pub(super) const RANDOM_LEN: usize = 12;
@@ -72,8 +73,9 @@ const GRACE: Duration = Duration::from_secs(2);
 /// Publishes the finished staging directory `staged` (in `out`'s parent,
 /// named by [`staging_prefix`] + random) as `out`. On success the staging
 /// directory is gone (renamed, or copied and removed).
-pub(super) fn publish(staged: &Path, out: &Path) -> Result<Published> {
-    publish_with(staged, out, exchange, GRACE)
+/// Old generations that cannot be removed are warned of in `notices`.
+pub(super) fn publish(staged: &Path, out: &Path, notices: &Notices) -> Result<Published> {
+    publish_with(staged, out, exchange, GRACE, notices)
 }
 
 /// What swaps two names atomically: [`exchange`], or a stand-in in tests.
@@ -84,6 +86,7 @@ fn publish_with(
     out: &Path,
     exchange: Exchange,
     grace: Duration,
+    notices: &Notices,
 ) -> Result<Published> {
     let (parent, name) = parent_and_name(out)?;
     let random = staged
@@ -104,11 +107,11 @@ fn publish_with(
             if let Ok(dir) = std::fs::File::open(parent.join(&replaced)) {
                 let _ = dir.set_modified(SystemTime::now());
             }
-            remove_generations(parent, &name, &[&generation, &replaced], grace);
+            remove_generations(parent, &name, &[&generation, &replaced], grace, notices);
             Ok(Published::Swapped)
         }
         Ok(None) => {
-            remove_generations(parent, &name, &[&generation], grace);
+            remove_generations(parent, &name, &[&generation], grace, notices);
             Ok(Published::Swapped)
         }
         Err(e) => {
@@ -251,7 +254,13 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
 /// Removes `name`'s generations in `parent`, except those in `keep` and
 /// those replaced (or made) less than `grace` ago. A failure only leaves a
 /// directory behind, so it is reported, not fatal.
-fn remove_generations(parent: &Path, name: &str, keep: &[&str], grace: Duration) {
+fn remove_generations(
+    parent: &Path,
+    name: &str,
+    keep: &[&str],
+    grace: Duration,
+    notices: &Notices,
+) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
@@ -269,10 +278,10 @@ fn remove_generations(parent: &Path, name: &str, keep: &[&str], grace: Duration)
             && !recent
             && let Err(e) = std::fs::remove_dir_all(entry.path())
         {
-            eprintln!(
-                "warning: cannot remove the old site {}: {e}",
+            notices.push(Notice::warning(format!(
+                "cannot remove the old site {}: {e}",
                 entry.path().display()
-            );
+            )));
         }
     }
 }

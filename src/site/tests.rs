@@ -30,7 +30,7 @@ fn build_into(book: &Path, out: &Path) -> anyhow::Result<BuildReport> {
 
 #[test]
 fn single_file_keeps_anchors_unique_and_links_inside() {
-    let html = single_file(&support::repo()).unwrap();
+    let html = single_file(&support::repo()).unwrap().html;
     assert!(remote_assets(&html).is_empty());
     assert!(!html.contains("<link rel=\"stylesheet\""));
     assert!(html.contains("<style>"));

@@ -200,6 +200,55 @@ fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
     }
 }
 
+/// The library returns its warnings and the binary prints them: as text on
+/// stderr, or with `--message-format json` as JSON lines on stdout (what
+/// `cargo xtask bench` reads), the same warnings either way.
+#[test]
+fn build_reports_as_text_or_as_json_lines() {
+    let book = support::mini_book("cli-json");
+    let toml = support::read(&book.join("book.toml"));
+    std::fs::write(
+        book.join("book.toml"),
+        format!("{toml}on-error = \"warn\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("src/plain.md"),
+        "# Plain\n\n<<agentx page=\"Nope\">>\n",
+    )
+    .unwrap();
+    let report = mdbook_agentx::build(&book, &mdbook_agentx::BuildOptions::default()).unwrap();
+    let warnings: Vec<String> = report.notices.iter().map(|n| n.to_string()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].starts_with("warning: src/plain.md:3:1: unknown page `Nope`"));
+    let b = book.to_string_lossy().into_owned();
+    let (code, out, err) = run(&["build", &b]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.is_empty(), "{out}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert_eq!(lines[0], warnings[0]);
+    assert!(lines[1].starts_with("built 4 pages ("), "{err}");
+    let (code, out, err) = run(&["build", &b, "--message-format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    let messages: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(messages.len(), 2, "{out}");
+    assert_eq!(messages[0]["reason"], "notice");
+    assert_eq!(messages[0]["level"], "warning");
+    assert_eq!(
+        format!("warning: {}", messages[0]["message"].as_str().unwrap()),
+        warnings[0]
+    );
+    assert_eq!(messages[1]["reason"], "built");
+    assert_eq!(messages[1]["pages"], 4);
+    assert!(messages[1]["command_sets"].as_u64().unwrap() > 0, "{out}");
+    assert!(messages[1]["elapsed_ms"].is_u64(), "{out}");
+}
+
 /// Regression: `decode --json … | head -c 10` printed "error: Broken pipe" and
 /// exited 1. A reader that closes stdout early got what it wanted: exit 0.
 #[test]
