@@ -276,7 +276,10 @@ fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        rustix::fs::OFlags::NOFOLLOW.bits() as i32,
+    );
     let Ok(mut file) = options.open(path) else {
         return false;
     };

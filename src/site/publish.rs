@@ -226,24 +226,8 @@ fn make_symlink(target: &str, link: &Path) -> Result<()> {
 /// Swaps two names atomically (Linux `renameat2(RENAME_EXCHANGE)`).
 #[cfg(target_os = "linux")]
 fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes());
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: two valid NUL-terminated paths; renameat2 reads nothing else.
-    let r = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    Ok(renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE)?)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -375,15 +359,12 @@ impl DirLock {
     fn new(dir: &Path) -> Result<DirLock> {
         let file =
             std::fs::File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+        // Blocks until the lock is free; a signal only interrupts the wait.
         #[cfg(unix)]
-        {
-            use std::os::fd::AsRawFd;
-            // SAFETY: a valid open descriptor; flock blocks until the lock is free.
-            while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-                let e = std::io::Error::last_os_error();
-                if e.kind() != ErrorKind::Interrupted {
-                    return Err(anyhow!(e).context(format!("cannot lock {}", dir.display())));
-                }
+        while let Err(e) = rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
+            if e != rustix::io::Errno::INTR {
+                let e = std::io::Error::from(e);
+                return Err(anyhow!(e).context(format!("cannot lock {}", dir.display())));
             }
         }
         Ok(DirLock { _dir: file })
