@@ -76,5 +76,6 @@ pub use crate::site::export::{SingleFile, export_offline, single_file as export_
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
 pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};
+#[doc(hidden)]
 pub use crate::util::alloc::tune_allocator;
 pub use crate::util::notice::{Level, Notice};
