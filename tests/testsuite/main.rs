@@ -27,6 +27,7 @@ mod real_data;
 mod sample_book;
 mod serve;
 mod site_build;
+mod structure;
 mod support;
 mod sync;
 mod sync_acceptance;
