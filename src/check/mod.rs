@@ -20,7 +20,7 @@ use anyhow::{Result, bail};
 
 use self::lines::{Tallies, check_set};
 pub(crate) use self::registries::{Registries, RegistryConfig};
-pub use self::report::*;
+pub use self::report::{CheckReport, Finding, ImageTally, LinkReport, TierProblem};
 use self::tiers::check_tiers;
 use crate::book::BookDir;
 use crate::decode::DecodedPage;

@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::*;
+use super::schema::{AgentxData, Cell, Env};
 use crate::util::text::slug;
 
 /// Data file bytes as text: UTF-8 (a BOM is allowed), or an error that says

@@ -6,7 +6,17 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use super::*;
+use super::command_set_anchor;
+use super::edit::{apply_diff, apply_edit};
+use super::kv::kv_transform;
+use super::labels::{checkpoint_label, detail_label, hardware_label, image_info};
+use super::model::{CommandSet, Deployment, ImageInfo, KvDonor, Provenance, UnavailableTier};
+use super::notes::NoteContext;
+use super::placeholders::placeholders_in;
+use super::processes::processes_for;
+use super::provenance::provenance;
+use super::status::{Status, point_pr, point_status};
+use super::validate::validate_cell;
 use crate::data::{AgentxData, Block, Cell, EncodedBlock, KvTier, Patch, Router, RunStatus};
 use crate::util::text::slug;
 

@@ -8,7 +8,10 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-use super::*;
+use super::decode_page;
+use super::notes::Note;
+use super::placeholders::env_exports;
+use super::status::Status;
 use crate::data::{AgentxData, Arg, BlockKind, ImageStatus, KvTier, Role, Router};
 
 /// One process to start.

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::data::{Arg, Block, BlockKind, Diff, KvTier, Role, Router, parse_str};
+use crate::decode::kv::kv_transform;
 
 fn worker_block(b: &[(&str, &[&str])]) -> Block {
     let mut block = Block::new(BlockKind::Worker, "python3 -m sglang.launch_server");

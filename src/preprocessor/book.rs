@@ -2,15 +2,16 @@
 //! expansions and their deployment chapters back in reading order.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Result;
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 
-use super::cache::{CachedExpansion, Dependency};
-use super::chapter::expand_tracked;
-use super::*;
+use super::cache::{CachedExpansion, Dependency, ExpansionCache};
+use super::chapter::{ChapterOptions, DeploymentChapter, Expanded, expand_tracked};
+use super::directive;
+use super::library::{Library, Residency};
+use super::summary::{ChapterSets, DeploymentSummary, ExpandedMarkdown};
 use crate::book::BookDir;
 use crate::manifest::ManifestEntry;
 use crate::util::markdown::MarkdownConfig;

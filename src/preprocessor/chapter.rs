@@ -9,8 +9,9 @@ use anyhow::{Result, anyhow, bail};
 
 use super::cache::{CachedExpansion, Dependency};
 use super::directive::{self, Found, Occurrence, Replacement};
+use super::library::Library;
 use super::parse::Directive;
-use super::*;
+use super::summary::{DeploymentSummary, ShownAt, summarize};
 use crate::book::OnError;
 use crate::decode::{self, DecodedPage};
 use crate::manifest::ManifestEntry;

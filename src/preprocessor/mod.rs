@@ -24,12 +24,13 @@ use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use crate::book::BookDir;
 use crate::util::notice::{Level, Notice, Notices};
 
-pub(crate) use self::book::*;
+pub(crate) use self::book::{BookSettings, expand_book};
 pub(crate) use self::cache::ExpansionCache;
-pub use self::chapter::*;
-pub use self::library::*;
-pub use self::protocol::*;
-pub(crate) use self::summary::*;
+pub use self::chapter::{DeploymentChapter, Expanded, expand_chapter};
+pub use self::library::Library;
+pub(crate) use self::library::Residency;
+pub use self::protocol::run_protocol;
+pub(crate) use self::summary::{DeploymentSummary, SetSummary};
 
 /// Renderers whose output is built from Markdown and so can show the section.
 pub fn supports(renderer: &str) -> bool {

@@ -2,7 +2,7 @@
 
 use std::io::{Read, Write};
 
-use super::*;
+use super::AgentxPreprocessor;
 use crate::util::notice::Notice;
 use anyhow::{Context, Result, bail};
 

@@ -26,8 +26,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::{Context, Result};
 
-use self::http::*;
-use self::reload::*;
+use self::http::{AllowedHosts, handle};
+use self::reload::{build_error_event, live_reload_script, sse_event};
 pub use self::watcher::{BookWatcher, Burst};
 use crate::site::BuildOptions;
 use crate::site::engine::Rebuild;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow};
 use notify::{RecursiveMode, Watcher};
 
-use super::*;
+use super::WatchMode;
 use crate::site::engine::{Change, Engine, WatchRoot};
 use crate::util::notice::Notice;
 

@@ -4,16 +4,23 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use super::cache::{CacheKeys, RenderCache};
+use super::layout::redirect_html;
 use super::markdown::LinkMode;
+use super::output::{FileSink, Inspect, Inspected, MemoryFiles, SiteFile, Staging};
+use super::search::{SEARCH_INDEX, SearchPage, search_index_script, site_page};
+use super::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, sidebar_is_shortened};
 use super::theme::Theme;
-use super::*;
+use super::{
+    BuildOptions, BuildReport, ExpandOptions, RenderCounts, Rendered, Site, href, html_path, links,
+    markdown, spill,
+};
 use crate::book::BookDir;
 use crate::preprocessor::Residency;
 use crate::util::fs::is_plain_relative;

@@ -5,8 +5,10 @@ use anyhow::{Context, Result};
 
 use super::highlight::escape_html;
 use super::markdown::{Heading, HeadingKind, RenderedMarkdown};
+use super::search::SEARCH_INDEX;
+use super::sidebar::{ALL_CHAPTERS, SidebarItem, SidebarKind, sidebar_for};
 use super::theme::Theme;
-use super::*;
+use super::{BuildOptions, PageSource, Site, href, html_path};
 
 impl Site {
     pub(super) fn stylesheets(&self) -> Vec<String> {

@@ -32,9 +32,8 @@ mod tokens;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::OnceLock;
 use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
@@ -45,16 +44,12 @@ use crate::util::notice::{Notice, Notices};
 
 pub use self::build::build;
 pub(crate) use self::build::{book_manifest, build_inspected, check_links, output_dir};
-use self::cache::CacheKeys;
 pub(crate) use self::cache::{ExpandCache, RenderCache};
-use self::layout::redirect_html;
-pub(crate) use self::output::{FileSink, MemoryFiles, SiteFile, write_atomically};
-use self::output::{Inspect, Inspected, Staging};
+pub(crate) use self::output::{FileSink, SiteFile, write_atomically};
 pub use self::portable::{MarkdownReport, export_markdown};
-pub(crate) use self::search::SEARCH_INDEX;
-use self::search::{Catalog, SearchPage, search_index_script, site_page};
-pub(crate) use self::sidebar::{ALL_CHAPTERS, SidebarIndex, SidebarItem, SidebarKind};
-use self::sidebar::{SIDEBAR_FULL_LIMIT, flatten, sidebar_for, sidebar_is_shortened};
+use self::search::Catalog;
+use self::sidebar::flatten;
+pub(crate) use self::sidebar::{SidebarIndex, SidebarItem};
 
 /// How [`build`] builds.
 #[derive(Debug, Clone, Default)]

@@ -9,7 +9,7 @@ use super::links::{self, attribute_values};
 use super::markdown::{LinkMode, render};
 use super::remote::remote_assets;
 use super::*;
-use crate::site::sidebar::TOP_LEVEL_WINDOW;
+use crate::site::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, TOP_LEVEL_WINDOW};
 use crate::test_support::{self as support, files_under};
 
 /// The whole error chain of a build that must fail.

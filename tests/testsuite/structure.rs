@@ -13,8 +13,8 @@ fn module_graph(args: &[&str]) -> (bool, String) {
         .args(args)
         .output()
         .expect("bash runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
 }
 
@@ -29,7 +29,16 @@ fn module_headers_tell_the_truth_and_the_graph_has_no_cycle() {
 fn the_module_graph_check_fails_on_a_lying_header() {
     let (ok, out) = module_graph(&["--self-test"]);
     assert!(ok, "{out}");
-    for case in ["lying-header", "prose", "lying-submodule", "no-header", "cycle"] {
-        assert!(out.contains(&format!("self-test {case}: ok (exit 1)")), "{out}");
+    for case in [
+        "lying-header",
+        "prose",
+        "lying-submodule",
+        "no-header",
+        "cycle",
+    ] {
+        assert!(
+            out.contains(&format!("self-test {case}: ok (exit 1)")),
+            "{out}"
+        );
     }
 }
