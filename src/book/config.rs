@@ -9,8 +9,8 @@ use serde::Deserialize;
 
 use mdbook_preprocessor::config::{BookConfig, Config};
 
+use crate::util::cmark::MarkdownConfig;
 use crate::util::fs::{Bounds, DEFAULT_MAX_FILE_MIB};
-use crate::util::markdown::MarkdownConfig;
 
 /// What to do when a directive cannot be expanded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]

@@ -14,7 +14,7 @@ use super::library::{Library, Residency};
 use super::summary::{ChapterSets, DeploymentSummary, ExpandedMarkdown};
 use crate::book::BookDir;
 use crate::manifest::ManifestEntry;
-use crate::util::markdown::MarkdownConfig;
+use crate::util::cmark::MarkdownConfig;
 use crate::util::notice::{Notice, Notices};
 
 /// A chapter expanded by [`expand_book`], waiting to go back into the book.

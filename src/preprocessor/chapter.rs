@@ -16,8 +16,8 @@ use crate::book::OnError;
 use crate::decode::{self, DecodedPage};
 use crate::manifest::ManifestEntry;
 use crate::render::{self, SECTION_ANCHOR, SectionOptions};
+use crate::util::cmark::MarkdownConfig;
 use crate::util::escape;
-use crate::util::markdown::MarkdownConfig;
 use crate::util::text::slug;
 
 /// A chapter after expansion.

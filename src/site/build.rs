@@ -12,14 +12,14 @@ use anyhow::{Context, Result, bail};
 
 use super::cache::{CacheKeys, RenderCache};
 use super::layout::redirect_html;
-use super::markdown::LinkMode;
 use super::output::{FileSink, Inspect, Inspected, MemoryFiles, SiteFile, Staging};
+use super::page_html::LinkMode;
 use super::search::{SEARCH_INDEX, SearchPage, search_index_script, site_page};
 use super::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, sidebar_is_shortened};
 use super::theme::Theme;
 use super::{
     BuildOptions, BuildReport, ExpandOptions, RenderCounts, Rendered, Site, href, html_path, links,
-    markdown, spill,
+    page_html, spill,
 };
 use crate::book::BookDir;
 use crate::preprocessor::Residency;
@@ -144,7 +144,12 @@ impl Site {
             None => {
                 run.counts.bodies.fetch_add(1, Ordering::Relaxed);
                 let options = self.dir.html.markdown;
-                let body = Arc::new(markdown::render(&md, &page.path, &LinkMode::Pages, options));
+                let body = Arc::new(page_html::render(
+                    &md,
+                    &page.path,
+                    &LinkMode::Pages,
+                    options,
+                ));
                 if let (Some(c), Some(k)) = (run.cache, keys) {
                     lock(c).bodies.insert(k.bodies[i], body.clone());
                 }

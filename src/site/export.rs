@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::markdown::{self, LinkMode};
+use super::page_html::{self, LinkMode};
 use super::remote::{remote_assets, remote_css_urls};
 use super::search::{SearchPage, search_index_inline};
 use super::sidebar::SidebarKind;
@@ -138,7 +138,7 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<Se
     for (i, page) in site.pages.iter().enumerate() {
         let prefix = &prefixes[&page.path];
         let options = site.dir.html.markdown;
-        let r = markdown::render(&page.markdown, &page.path, &mode, options);
+        let r = page_html::render(&page.markdown, &page.path, &mode, options);
         let body = match (&overview, i == site.landing_page()) {
             (Some(o), true) => super::layout::after_title(&r.html, o),
             _ => r.html,

@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 
 use super::highlight::escape_html;
-use super::markdown::{Heading, HeadingKind, RenderedMarkdown};
+use super::page_html::{Heading, HeadingKind, RenderedMarkdown};
 use super::search::SEARCH_INDEX;
 use super::sidebar::{ALL_CHAPTERS, SidebarItem, SidebarKind, sidebar_for};
 use super::theme::Theme;

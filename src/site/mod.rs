@@ -1,7 +1,8 @@
 //! The standalone builder: `book.toml` + `SUMMARY.md` + chapters → HTML, with
 //! the AgentX preprocessor run in-process, tera templates, syntect highlighting,
 //! an embedded search index, and an atomic swap of the output directory.
-//! One module per output concern: [`sidebar`], [`layout`] (templates),
+//! One module per output concern: [`page_html`] (a chapter's Markdown → its
+//! HTML body), [`sidebar`], [`layout`] (templates),
 //! [`search`] (with [`tokens`]), [`overview`] (the landing page's table of
 //! models), [`table`], [`output`] (sinks and staging), [`cache`] (what
 //! rebuilds reuse), [`spill`] (a large book's Markdown waiting for its
@@ -17,9 +18,9 @@ pub(crate) mod export;
 pub(crate) mod highlight;
 mod layout;
 pub(crate) mod links;
-pub(crate) mod markdown;
 mod output;
 mod overview;
+pub(crate) mod page_html;
 mod portable;
 mod publish;
 mod remote;

@@ -18,11 +18,11 @@ use anyhow::Result;
 use mdbook_preprocessor::book::BookItem;
 use pulldown_cmark::{Event, Tag, TagEnd};
 
-use super::markdown::{normalize_id, unique_id};
+use super::page_html::{normalize_id, unique_id};
 use super::{SiteFile, write_atomically};
 use crate::book::BookDir;
 use crate::preprocessor::{BookSettings, Residency, expand_book};
-use crate::util::markdown::MarkdownConfig;
+use crate::util::cmark::MarkdownConfig;
 use crate::util::notice::{Notice, Notices};
 
 /// What [`export_markdown`] wrote.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::export::single_file;
 use super::links::{self, attribute_values};
-use super::markdown::{LinkMode, render};
+use super::page_html::{LinkMode, render};
 use super::remote::remote_assets;
 use super::*;
 use crate::site::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, TOP_LEVEL_WINDOW};
@@ -67,7 +67,7 @@ fn html_fragment_snapshots() {
         .find(|s| s.anchor == "mini-fp8-gb300-dynamo-agentic-disagg-0-c128-mooncake-dynamo")
         .unwrap();
     let md = crate::render::command_set_markdown(set, "Mini-Test · GB300 · Disagg", "");
-    let options = crate::util::markdown::MarkdownConfig::default();
+    let options = crate::util::cmark::MarkdownConfig::default();
     let r = render(&md, Path::new("m/x.md"), &LinkMode::Pages, options);
     insta::assert_snapshot!("html_command_set", r.html);
     let out = crate::preprocessor::expand_chapter(

@@ -7,11 +7,11 @@
 //! May use: std and external crates only; nothing else of this crate.
 
 pub(crate) mod alloc;
+pub(crate) mod cmark;
 pub(crate) mod escape;
 pub(crate) mod fs;
 pub(crate) mod hash;
 pub(crate) mod html;
-pub(crate) mod markdown;
 pub(crate) mod notice;
 pub(crate) mod parallel;
 pub(crate) mod text;
