@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::manifest::{MANIFEST, Manifest, ManifestDiff, texts_by_key};
+use crate::util::escape;
 use crate::util::notice::Notice;
 
 /// The largest manifest `diff` reads. Why 1 GiB: a book 100× the sample
@@ -159,7 +160,7 @@ pub fn table(d: &ManifestDiff) -> String {
     for p in &d.pages {
         t.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
-            p.page,
+            escape::table_cell(&escape::text(&p.page)),
             p.identical,
             p.added.len(),
             p.removed.len(),
@@ -183,21 +184,22 @@ pub fn verbose(d: &ManifestDiff, old: &Manifest, new: &Manifest) -> String {
         m.get(&(page, id)).copied().unwrap_or_default().to_string()
     };
     let mut out = table(d);
+    // Page names, ids and texts come from manifests: Markdown through the
+    // escaping module (a text with a backtick run gets a longer fence).
     for p in &d.pages {
+        let page = escape::text(&p.page);
         for id in &p.added {
-            out.push_str(&format!("\n**Added** {} `{id}`\n", p.page));
+            out.push_str(&format!("\n**Added** {page} {}\n", escape::code(id)));
         }
         for id in &p.removed {
-            out.push_str(&format!("\n**Removed** {} `{id}`\n", p.page));
+            out.push_str(&format!("\n**Removed** {page} {}\n", escape::code(id)));
         }
         for id in &p.changed {
-            out.push_str(&format!("\n**Changed** {} `{id}`\n\n```diff\n", p.page));
-            out.push_str(&unified_diff(
-                &text(&old, &p.page, id),
-                &text(&new, &p.page, id),
-                3,
-            ));
-            out.push_str("```\n");
+            out.push_str(&format!("\n**Changed** {page} {}\n\n", escape::code(id)));
+            let diff = unified_diff(&text(&old, &p.page, id), &text(&new, &p.page, id), 3);
+            let block = escape::fenced("diff", diff.trim_end_matches('\n'));
+            out.push_str(block.trim_end_matches('\n'));
+            out.push('\n');
         }
     }
     out

@@ -11,9 +11,10 @@
 //!   directives), also as [`run_protocol`] over stdin/stdout, or one chapter
 //!   at a time with [`Library`] and [`expand_chapter`];
 //! - [`install`]: the AgentX assets and `book.toml` entries of an mdBook book;
-//! - [`build`], [`export_offline`], [`export_single_file`]: the standalone
-//!   builder, and [`Engine`], [`BookWatcher`] and [`Server`] for live
-//!   preview (the `serve` and `watch` loops are the binary's);
+//! - [`build`], [`export_offline`], [`export_single_file`] (written to a
+//!   file by [`write_single_file`]): the standalone builder, and
+//!   [`Engine`], [`BookWatcher`] and [`Server`] for live preview (the
+//!   `serve` and `watch` loops are the binary's);
 //!   [`export_markdown`]: the expanded book as portable Markdown;
 //! - [`check`]: command lines against flag registries, KV tiers, links;
 //! - [`Manifest`] and [`compare_manifests`]: what changed between two builds;
@@ -72,10 +73,13 @@ pub use crate::preprocessor::{
 };
 pub use crate::serve::{BookWatcher, Burst, ServeOptions, Server, WatchMode};
 pub use crate::site::engine::{Change, Engine, Rebuild};
-pub use crate::site::export::{SingleFile, export_offline, single_file as export_single_file};
+pub use crate::site::export::{
+    SingleFile, export_offline, single_file as export_single_file, write_single_file,
+};
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
 pub use crate::sync::{SyncFailure, SyncOptions, Synced, sync};
 #[doc(hidden)]
 pub use crate::util::alloc::tune_allocator;
+pub use crate::util::escape::{terminal_json, terminal_text};
 pub use crate::util::notice::{Level, Notice};

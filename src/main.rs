@@ -28,7 +28,8 @@ fn main() -> ExitCode {
         // The reader closed stdout (`… | head`): it has all it wanted.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Messages quote data; a terminal must show it, not act on it.
+            eprintln!("error: {}", mdbook_agentx::terminal_text(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

@@ -12,8 +12,10 @@ const NGINX_DEFAULT: &str = "nginx -c nginx.conf -g 'daemon off;'";
 
 /// Quotes one word for a POSIX shell:
 /// bare when it is made only of `[A-Za-z0-9_@%+=:,./-]`; in double quotes when
-/// it also uses `$ { }` (so `$PLACEHOLDER`s still expand); otherwise in single
-/// quotes with `'` written as `'\''`.
+/// it also uses `{ }` and `$`, each `$` beginning exactly `$NAME` or
+/// `${NAME}` (so `$PLACEHOLDER`s still expand, and nothing else does:
+/// `${NAME:=x}` would assign, `$(…)` run); otherwise in single quotes with
+/// `'` written as `'\''`.
 pub(crate) fn quote(word: &str) -> String {
     let mut out = String::with_capacity(word.len() + 2);
     push_quoted(&mut out, word);
@@ -27,7 +29,10 @@ fn push_quoted(out: &mut String, word: &str) {
     }
     if !word.is_empty() && word.chars().all(plain) {
         out.push_str(word);
-    } else if !word.is_empty() && word.chars().all(|c| plain(c) || "${}".contains(c)) {
+    } else if !word.is_empty()
+        && word.chars().all(|c| plain(c) || "${}".contains(c))
+        && only_plain_expansions(word)
+    {
         out.push('"');
         out.push_str(word);
         out.push('"');
@@ -36,6 +41,33 @@ fn push_quoted(out: &mut String, word: &str) {
         out.push_str(&word.replace('\'', r"'\''"));
         out.push('\'');
     }
+}
+
+/// Whether every `$` of `word` begins `$NAME` or `${NAME}`
+/// (`NAME` = `[A-Za-z_][A-Za-z0-9_]*`).
+fn only_plain_expansions(word: &str) -> bool {
+    let b = word.as_bytes();
+    let name_at = |i: usize| {
+        let first = b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_');
+        let len = b[i.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+            .count();
+        if first { len } else { 0 }
+    };
+    b.iter()
+        .enumerate()
+        .filter(|(_, c)| **c == b'$')
+        .all(|(i, _)| {
+            if b.get(i + 1) == Some(&b'{') {
+                let len = name_at(i + 2);
+                len > 0 && b.get(i + 2 + len) == Some(&b'}')
+            } else {
+                name_at(i + 1) > 0
+            }
+        })
 }
 
 /// The command text a reader copies: preamble lines, `K=V \` env lines,
@@ -181,6 +213,17 @@ mod tests {
             ("two words", "'two words'"),
             ("it's", r"'it'\''s'"),
             ("$HOME and more", "'$HOME and more'"),
+            // Only `$NAME` and `${NAME}` expand; any other use of `$` is
+            // kept literal, so nothing runs or assigns in the reader's shell.
+            ("${NODE_IP:=1.2.3.4}", "'${NODE_IP:=1.2.3.4}'"),
+            ("${NODE_IP}${ETCD_IP}x", "\"${NODE_IP}${ETCD_IP}x\""),
+            ("{x}", "\"{x}\""),
+            ("${NODE_IP", "'${NODE_IP'"),
+            ("${}", "'${}'"),
+            ("$1", "'$1'"),
+            ("a$", "'a$'"),
+            ("$$", "'$$'"),
+            ("${#NODE_IP}", "'${#NODE_IP}'"),
             (
                 r#"{"enable_group_semantics":true}"#,
                 r#"'{"enable_group_semantics":true}'"#,

@@ -1,11 +1,12 @@
 //! Per-page counts: lanes, deployments, points, hardware, command sets,
 //! from the decoded model only.
 //!
-//! May use: `decode`.
+//! May use: `decode`, `util` (escaping page names into the table).
 
 use serde::Serialize;
 
 use crate::decode::DecodedPage;
+use crate::util::escape::{table_cell, text};
 
 /// Counts of one page (a data file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -63,10 +64,11 @@ pub fn markdown_table(pages: &[PageStats]) -> String {
     );
     let tot = total(pages);
     for p in pages.iter().chain(std::iter::once(&tot)) {
+        // Page names and hardware ids are data: escaped into the cell.
         let name = if std::ptr::eq(p, &tot) {
             format!("**{}**", p.page)
         } else {
-            p.page.clone()
+            table_cell(&text(&p.page))
         };
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} |\n",
@@ -74,7 +76,7 @@ pub fn markdown_table(pages: &[PageStats]) -> String {
             p.lanes,
             p.deployments,
             p.points,
-            p.hardware.join(", "),
+            table_cell(&text(&p.hardware.join(", "))),
             p.command_sets
         ));
     }

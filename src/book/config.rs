@@ -135,13 +135,15 @@ pub(crate) fn agentx_from_mdbook(cfg: &Config) -> Result<AgentxConfig> {
         .unwrap_or_default())
 }
 
-/// The source and data directories a `book.toml` sets (relative to the book
-/// root), read with the types [`super::BookDir`] uses, but nothing else of it: for
+/// The source directory and `[preprocessor.agentx]` a `book.toml` sets,
+/// read with the types [`super::BookDir`] uses, but nothing else of it: for
 /// `install`, which edits the rest and says itself what is wrong there.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) struct SourceAndData {
+    /// `[book] src`, relative to the book root.
     pub src: PathBuf,
-    pub data_dir: PathBuf,
+    /// `[preprocessor.agentx]` (its `data-dir` relative to the book root).
+    pub agentx: AgentxConfig,
 }
 
 impl SourceAndData {
@@ -161,7 +163,7 @@ impl SourceAndData {
         let tables: Tables = toml::from_str(text)?;
         Ok(SourceAndData {
             src: tables.book.src,
-            data_dir: tables.preprocessor.agentx.data_dir,
+            agentx: tables.preprocessor.agentx,
         })
     }
 }

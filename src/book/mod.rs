@@ -21,9 +21,9 @@ pub(crate) use self::config::{AgentxConfig, HtmlOptions, SourceAndData};
 use crate::util::fs::{Bounds, is_plain_relative};
 
 /// Templates that override the built-in ones, relative to the book root.
-const TEMPLATES_DIR: &str = "templates";
+pub(crate) const TEMPLATES_DIR: &str = "templates";
 /// Theme files (stylesheets, scripts) that override the built-in ones.
-const THEME_DIR: &str = "agentx-theme";
+pub(crate) const THEME_DIR: &str = "agentx-theme";
 
 /// A book on disk: its configuration, read once, and its paths.
 #[derive(Debug, Clone)]
@@ -113,6 +113,7 @@ impl BookDir {
         let src = self.src_dir();
         let summary_path = src.join("SUMMARY.md");
         let text = self.bounds.read_to_string(&summary_path)?;
+        refuse_nul(&text).map_err(|e| anyhow!("{}:{e}", self.display_path(&summary_path)))?;
         let summary = parse_summary(&text).with_context(|| summary_path.display().to_string())?;
         let mut items = Vec::new();
         let display = self.display_path(&summary_path);
@@ -131,6 +132,41 @@ impl BookDir {
     /// A path as messages show it: relative to the current directory when possible.
     pub(crate) fn display_path(&self, p: &Path) -> String {
         crate::util::fs::shown_path(p).display().to_string()
+    }
+
+    /// Why `loc` (absolute, or with `..`) is no chapter path, and the fix:
+    /// written as it reads, since a path that stays inside the source
+    /// directory has a plain form to suggest.
+    fn why_not_a_chapter_path(&self, loc: &Path, src: &Path) -> String {
+        let src_abs = crate::util::fs::normalize(&std::path::absolute(src).unwrap_or_default());
+        let lexical = crate::util::fs::normalize(&src_abs.join(loc));
+        let plain = lexical
+            .strip_prefix(&src_abs)
+            .ok()
+            .filter(|p| !p.as_os_str().is_empty());
+        let (what, fix) = match (loc.is_absolute(), plain) {
+            (true, Some(p)) => ("an absolute path", format!("write it as `{}`", p.display())),
+            (false, Some(p)) => ("a path with `..`", format!("write it as `{}`", p.display())),
+            (true, None) => (
+                "an absolute path outside the source directory",
+                format!(
+                    "move the file into {} and link it from there",
+                    self.display_path(src)
+                ),
+            ),
+            (false, None) => (
+                "which climbs out of the source directory",
+                format!(
+                    "move the file into {} and link it from there",
+                    self.display_path(src)
+                ),
+            ),
+        };
+        format!(
+            ", {what}: chapter paths are relative to the source directory {}, without `..` or a \
+             leading `/`; {fix}",
+            self.display_path(src)
+        )
     }
 
     fn load_item(
@@ -174,13 +210,11 @@ impl BookDir {
                 };
                 if !is_plain_relative(loc) {
                     bail!(
-                        "{summary_display}{}: chapter `{}` points to {}, which is not inside the \
-                         source directory: chapter paths are relative to it, without `..` or a \
-                         leading `/`; move the file into {} and link it from there",
+                        "{summary_display}{}: chapter `{}` points to {}{}",
                         line(),
                         link.name,
                         loc.display(),
-                        self.display_path(src)
+                        self.why_not_a_chapter_path(loc, src)
                     );
                 }
                 let file = src.join(loc);
@@ -192,7 +226,7 @@ impl BookDir {
                         self.display_path(&file)
                     )
                 })?;
-                let mut ch = Chapter::new(&link.name, content, loc, parents.to_vec());
+                let mut ch = Chapter::new(&link.name, chapter_text(content), loc, parents.to_vec());
                 ch.source_path = Some(loc.clone());
                 ch
             }
@@ -212,6 +246,34 @@ impl BookDir {
         }
         Ok(ch)
     }
+}
+
+/// `SUMMARY.md` with a NUL: mdBook's parser drops the entry it is in, and
+/// every entry after it in the same list, without an error.
+fn refuse_nul(text: &str) -> Result<(), String> {
+    let Some(at) = text.find('\0') else {
+        return Ok(());
+    };
+    let line = text[..at].matches('\n').count() + 1;
+    let column = text[..at].rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    Err(format!(
+        "{line}:{column}: a NUL character; SUMMARY.md is text (the chapter list would lose \
+         entries without a word): remove it"
+    ))
+}
+
+/// A chapter's text as Markdown reads it: without a leading byte order mark
+/// (mdBook drops it too; otherwise the first heading is a paragraph), and
+/// with each NUL as U+FFFD, as CommonMark requires (pulldown-cmark leaves
+/// it, and it would reach the page raw).
+fn chapter_text(mut text: String) -> String {
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    if text.contains('\0') {
+        text = text.replace('\0', "\u{fffd}");
+    }
+    text
 }
 
 /// The data files of `paths`: a book directory (holding `book.toml`) gives

@@ -27,13 +27,9 @@ fn paths_resolve_from_one_reading() {
         assert_eq!(dir.html.additional_css, [PathBuf::from("x.css")]);
         assert!(!dir.html.markdown.smart_punctuation);
     }
-    assert_eq!(
-        SourceAndData::from_toml(TOML).unwrap(),
-        SourceAndData {
-            src: "content".into(),
-            data_dir: "data".into()
-        }
-    );
+    let tables = SourceAndData::from_toml(TOML).unwrap();
+    assert_eq!(tables.src, Path::new("content"));
+    assert_eq!(tables.agentx.data_dir, Path::new("data"));
 }
 
 /// mdBook's defaults, and its refusal of keys it does not know.

@@ -88,6 +88,9 @@ pub(crate) enum Lookup {
 
 impl Registry {
     pub(crate) fn parse(text: &str, path: &Path) -> Result<Registry> {
+        // A byte order mark is how some editors save UTF-8; JSON readers
+        // (Python's `json.load` with utf-8-sig) accept it.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let file: RegistryFile =
             serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text))
                 .map_err(|e| {

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use mdbook_agentx::{terminal_json, terminal_text};
+
 use super::OutputFormat;
 
 #[derive(clap::Args, Debug)]
@@ -26,12 +28,12 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     super::messages::Messages::human().notices(&report.notices);
     let mut out = std::io::stdout().lock();
     match args.format {
-        OutputFormat::Text => write!(out, "{}", report.text(args.verbose))?,
+        OutputFormat::Text => write!(out, "{}", terminal_text(&report.text(args.verbose)))?,
         OutputFormat::Json => {
             let mut v = serde_json::to_value(&report)?;
             v["ok"] = serde_json::Value::Bool(report.ok());
-            serde_json::to_writer_pretty(&mut out, &v)?;
-            writeln!(out)?;
+            let json = serde_json::to_string_pretty(&v)?;
+            writeln!(out, "{}", terminal_json(&json))?;
         }
     }
     Ok(super::failed_if(!report.ok()))

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::{Result, anyhow, bail};
 use clap::ValueEnum;
-use mdbook_agentx::{CommandSet, DecodedPage, KvTier, Router, decode_file};
+use mdbook_agentx::{
+    CommandSet, DecodedPage, KvTier, Router, decode_file, terminal_json, terminal_text,
+};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
@@ -96,8 +98,8 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
                 sets.push(s.json(&p.model));
             }
         }
-        serde_json::to_writer_pretty(&mut out, &sets)?;
-        writeln!(out)?;
+        let json = serde_json::to_string_pretty(&sets)?;
+        writeln!(out, "{}", terminal_json(&json))?;
     } else {
         if args.files.len() != 1 {
             bail!("without --json, decode prints one command set: give exactly one FILE");
@@ -106,7 +108,9 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         };
         let set = select_one(p, &filter)?;
-        write!(out, "{}", set.copy_all_text())?;
+        // Loading refuses control characters in data, so this is the text
+        // Copy all copies; escaped all the same, since a terminal shows it.
+        write!(out, "{}", terminal_text(&set.copy_all_text()))?;
     }
     Ok(super::failed_if(failed > 0))
 }
@@ -115,7 +119,8 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
 fn load_page(path: &Path) -> Result<DecodedPage> {
     let decoded = decode_file(path)?;
     for key in &decoded.ignored {
-        eprintln!("warning: {}: ignored unknown key `{key}`", path.display());
+        let warning = format!("{}: ignored unknown key `{key}`", path.display());
+        eprintln!("warning: {}", terminal_text(&warning));
     }
     Ok(decoded.page)
 }
@@ -128,7 +133,7 @@ pub(super) fn load_all(files: &[PathBuf]) -> (Vec<DecodedPage>, usize) {
         match load_page(f) {
             Ok(p) => pages.push(p),
             Err(e) => {
-                eprintln!("error: {e:#}");
+                eprintln!("error: {}", terminal_text(&format!("{e:#}")));
                 failed += 1;
             }
         }

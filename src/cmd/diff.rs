@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use mdbook_agentx::{compare_manifests, diff_table, diff_verbose, load_manifest};
+use mdbook_agentx::{
+    compare_manifests, diff_table, diff_verbose, load_manifest, terminal_json, terminal_text,
+};
 
 use super::OutputFormat;
 
@@ -33,11 +35,14 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let d = compare_manifests(&a, &b);
     let mut out = std::io::stdout().lock();
     match args.format {
-        OutputFormat::Text if args.verbose => write!(out, "{}", diff_verbose(&d, &a, &b))?,
-        OutputFormat::Text => write!(out, "{}", diff_table(&d))?,
+        // Manifests are data too (a built site, a git ref of a pull request).
+        OutputFormat::Text if args.verbose => {
+            write!(out, "{}", terminal_text(&diff_verbose(&d, &a, &b)))?
+        }
+        OutputFormat::Text => write!(out, "{}", terminal_text(&diff_table(&d)))?,
         OutputFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &d)?;
-            writeln!(out)?;
+            let json = serde_json::to_string_pretty(&d)?;
+            writeln!(out, "{}", terminal_json(&json))?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
-use mdbook_agentx::{SingleFile, export_offline, export_single_file};
+use anyhow::Result;
+use mdbook_agentx::{export_offline, write_single_file};
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("target").required(true).args(["offline", "single_file"])))]
@@ -27,15 +27,12 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
         super::build::print_report(&messages, "exported (offline, no remote assets)", &report);
     }
     if let Some(file) = args.single_file {
-        let SingleFile { html, notices } = export_single_file(&args.book_dir)?;
+        let (bytes, notices) = write_single_file(&args.book_dir, &file)?;
         super::messages::Messages::human().notices(&notices);
-        let tmp = file.with_extension("html.tmp");
-        std::fs::write(&tmp, &html).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &file).with_context(|| format!("cannot write {}", file.display()))?;
         eprintln!(
             "exported the book as one file: {} ({} KiB)",
             file.display(),
-            html.len() / 1024
+            bytes / 1024
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -8,7 +8,7 @@ use std::fmt::Display;
 use std::io::Write;
 
 use clap::ValueEnum;
-use mdbook_agentx::Notice;
+use mdbook_agentx::{Notice, terminal_json, terminal_text};
 use serde_json::{Value, json};
 
 /// `--message-format`.
@@ -66,13 +66,17 @@ impl Messages {
     }
 
     /// A line of the command's own: `text` for people, `json()` for programs.
+    /// Messages quote chapters and data: shown, never acted on, so what a
+    /// terminal would act on (escape sequences, bidirectional controls) is
+    /// written escaped.
     pub(super) fn event(&self, text: impl Display, json: impl FnOnce() -> Value) {
         match self.format {
-            MessageFormat::Human => eprintln!("{text}"),
+            MessageFormat::Human => eprintln!("{}", terminal_text(&text.to_string())),
             MessageFormat::Json => {
                 let mut out = std::io::stdout().lock();
                 // A reader that went away cannot be told; the command goes on.
-                let _ = writeln!(out, "{}", json()).and_then(|()| out.flush());
+                let line = json().to_string();
+                let _ = writeln!(out, "{}", terminal_json(&line)).and_then(|()| out.flush());
             }
         }
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use mdbook_agentx::{PageStats, page_stats, stats_table};
+use mdbook_agentx::{PageStats, page_stats, stats_table, terminal_json, terminal_text};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
@@ -23,11 +23,11 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let rows: Vec<PageStats> = pages.iter().map(page_stats).collect();
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "pages": rows }))
+        let json = serde_json::to_string_pretty(&serde_json::json!({ "pages": rows }))
             .context("writing JSON")?;
-        writeln!(out)?;
+        writeln!(out, "{}", terminal_json(&json))?;
     } else {
-        write!(out, "{}", stats_table(&rows))?;
+        write!(out, "{}", terminal_text(&stats_table(&rows)))?;
     }
     Ok(super::failed_if(failed > 0))
 }

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use mdbook_agentx::{PageStats, SyncOptions, diff_table, page_stats, stats_table, sync};
+use mdbook_agentx::{
+    PageStats, SyncOptions, diff_table, page_stats, stats_table, sync, terminal_text,
+};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
@@ -37,11 +39,11 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
         out: args.out,
         previous: args.previous,
     };
-    let synced = match sync(&options, &mut |line| eprintln!("{line}")) {
+    let synced = match sync(&options, &mut |line| eprintln!("{}", terminal_text(line))) {
         Ok(synced) => synced,
         Err(failure) => {
             for problem in failure.problems() {
-                eprintln!("error: {problem}");
+                eprintln!("error: {}", terminal_text(&problem.to_string()));
             }
             eprintln!("sync: nothing written");
             return Ok(ExitCode::FAILURE);
@@ -57,7 +59,9 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     match &args.report {
         Some(path) => std::fs::write(path, report)
             .with_context(|| format!("cannot write {}", path.display()))?,
-        None => std::io::stdout().lock().write_all(report.as_bytes())?,
+        None => std::io::stdout()
+            .lock()
+            .write_all(terminal_text(&report).as_bytes())?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -11,17 +11,22 @@
 //!
 //! Loading also refuses what serde alone would take (`validate`): text that
 //! is not UTF-8, a JSON key given twice, environment and flag names that are
-//! not plain names (they reach the commands unquoted), and values that make
-//! broken pages. Each error names the JSON path or the byte and line.
+//! not plain names (they reach the commands unquoted), text a reader's
+//! shell or terminal would act on (`untrusted`: control characters, shell
+//! expansion other than the known placeholders of `placeholders`), and
+//! values that make broken pages. Each error names the JSON path or the byte
+//! and line.
 //!
 //! May use: `util` only.
 
 mod block;
 mod ids;
 mod load;
+mod placeholders;
 #[cfg(test)]
 pub(crate) mod sample;
 mod schema;
+mod untrusted;
 mod validate;
 
 pub use self::block::Arg;
@@ -30,5 +35,6 @@ pub use self::ids::{BlockKind, KvTier, Role, Router};
 pub(crate) use self::load::{
     Loaded, data_files_in, is_data_file, json_text, load_file, page_name, parse_str, utf8_file,
 };
+pub(crate) use self::placeholders::placeholder_description;
 pub use self::schema::ImageStatus;
 pub(crate) use self::schema::{AgentxData, Cell, Env, Point, RunStatus};

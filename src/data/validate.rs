@@ -12,6 +12,8 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::schema::{AgentxData, Cell, Env};
+use super::untrusted::{TextKind, check_string};
+use crate::util::escape::mdbook_link_opening;
 use crate::util::text::slug;
 
 /// Data file bytes as text: UTF-8 (a BOM is allowed), or an error that says
@@ -68,12 +70,14 @@ fn utf16(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Checks that no JSON object repeats a key, anywhere in the document:
+/// Checks that no JSON object repeats a key, anywhere in the document, and
+/// every string against what it becomes ([`check_string`]):
 /// serde keeps the last of two equal keys without a word, so `"args":
 /// {"--tp": ["4"], "--tp": ["8"]}` would print one of them silently. Every
-/// string is also checked for mdBook's `{{#include …}}` syntax
-/// ([`mdbook_link`]): text escaping defuses it, but commands and code are
-/// printed verbatim.
+/// string is also checked for the opening of mdBook's `{{#include …}}`
+/// syntax ([`mdbook_link_opening`]): text escaping defuses it, but commands
+/// and code are printed verbatim, and a link may begin in one string and end
+/// in another.
 pub(crate) fn unique_keys(json: &str) -> Result<(), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(json);
     let mut path = Vec::new();
@@ -100,6 +104,42 @@ fn path_text(path: &[Step]) -> String {
         }
     }
     s
+}
+
+/// What the string at `path` becomes: config file text (`files.*.content`),
+/// command text (anything under a key that holds commands, env values or
+/// arguments: blocks, patches, `envs`, the Mooncake and HiCache donors'
+/// `args`/`env`, setup and install lines), or text.
+fn text_kind(path: &[Step]) -> TextKind {
+    const COMMAND_KEYS: [&str; 10] = [
+        "blocks",
+        "patch",
+        "master",
+        "envs",
+        "env",
+        "decode_env",
+        "args",
+        "install",
+        "command",
+        "script",
+    ];
+    fn key(s: &Step) -> Option<&str> {
+        match s {
+            Step::Key(k) => Some(k),
+            Step::Index(_) => None,
+        }
+    }
+    match (path.first().and_then(key), path.last().and_then(key)) {
+        (Some("files"), Some("content")) => TextKind::File,
+        _ if path
+            .iter()
+            .filter_map(key)
+            .any(|k| COMMAND_KEYS.contains(&k)) =>
+        {
+            TextKind::Command
+        }
+        _ => TextKind::Text,
+    }
 }
 
 /// A value whose objects are checked for repeated keys; `path` is where it is.
@@ -135,6 +175,11 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
                 )));
             }
             self.path.push(Step::Key(key));
+            // Keys are text too: unknown ones are printed as ignored.
+            if let Step::Key(k) = self.path.last().expect("pushed") {
+                check_string(k, TextKind::Text)
+                    .map_err(|e| de::Error::custom(format!("{}: key {e}", path_text(self.path))))?;
+            }
             map.next_value_seed(UniqueKeys { path: self.path })?;
             self.path.pop();
         }
@@ -165,53 +210,32 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
         Ok(())
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        match mdbook_link(s) {
-            Some(link) => Err(E::custom(format!(
-                "{}: `{link}` is mdBook's include syntax: mdBook's `links` preprocessor runs \
-                 after agentx and would put a file of the build machine there; data cannot \
-                 use it",
-                path_text(self.path)
-            ))),
-            None => Ok(()),
+        let at = || path_text(self.path);
+        if let Some(open) = mdbook_link_opening(s) {
+            return Err(E::custom(format!(
+                "{}: `{}` opens mdBook's include syntax (`{{{{#include …}}}}`): mdBook's \
+                 `links` preprocessor runs after agentx over the whole page, also across \
+                 strings and lines (this one and the next env value, argument or line), and \
+                 would put a file of the build machine there; data cannot use it",
+                at(),
+                quoted_around(s, open)
+            )));
         }
+        check_string(s, text_kind(self.path)).map_err(|e| E::custom(format!("{}: {e}", at())))
     }
     fn visit_unit<E>(self) -> Result<(), E> {
         Ok(())
     }
 }
 
-/// The first `{{#kind target}}` in `s` that mdBook's `links` preprocessor
-/// would expand (its pattern: `{{`, spaces, `#`, a word, spaces, anything
-/// but `}`, `}}`); the escaped form `\{{#…}}` is left alone, as mdBook does.
-pub(crate) fn mdbook_link(s: &str) -> Option<&str> {
-    let mut from = 0;
-    while let Some(i) = s[from..].find("{{") {
-        let start = from + i;
-        from = start + 2;
-        if start > 0 && s.as_bytes()[start - 1] == b'\\' {
-            continue;
-        }
-        let rest = s[from..].trim_start_matches(|c: char| c.is_ascii_whitespace());
-        let Some(rest) = rest.strip_prefix('#') else {
-            continue;
-        };
-        let word = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        let after = &rest[word..];
-        let target = after.trim_start_matches(|c: char| c.is_ascii_whitespace());
-        if word == 0 || target.len() == after.len() {
-            continue;
-        }
-        let Some(close) = target.find('}') else {
-            continue;
-        };
-        if close > 0 && target[close..].starts_with("}}") {
-            let end = s.len() - target.len() + close + 2;
-            return Some(&s[start..end]);
-        }
-    }
-    None
+/// The text of `s` at `at` and a little after it (up to 40 characters), so
+/// a message shows which `{{` it means.
+fn quoted_around(s: &str, at: std::ops::Range<usize>) -> &str {
+    let end = s[at.end..]
+        .char_indices()
+        .nth(40)
+        .map_or(s.len(), |(i, _)| at.end + i);
+    &s[at.start..end]
 }
 
 /// An environment variable name as a shell reads `NAME=value cmd`:

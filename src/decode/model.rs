@@ -41,17 +41,22 @@ pub struct Process {
 pub struct ConfigFile {
     /// File name, as the command names it.
     pub name: String,
-    /// Its text.
+    /// Its text, with `\n` line breaks (a data file's CR and CRLF are
+    /// written as `\n`, as a page shows them and Copy all copies them).
     pub content: String,
 }
 
 impl ConfigFile {
-    /// `cat > name <<'EOF'` and the delimiter that ends it: a line the
-    /// file's text does not hold (`EOF`, else `EOF_`, …). Quoted, so the
-    /// shell expands nothing in it (nginx's own `$variables` stay).
+    /// `cat > name <<'EOF'` and the delimiter that ends it: `EOF`, else
+    /// `EOF_`, `EOF__` …, the first that occurs nowhere in the file's text.
+    /// A line equal to the delimiter ends a here-document, and what a line
+    /// is depends on who reads it (a page shows CR, U+2028 and NEL as line
+    /// breaks; a shell only reads `\n`); a delimiter absent from the text
+    /// ends it at no reading. Quoted, so the shell expands nothing in it
+    /// (nginx's own `$variables` stay).
     pub fn heredoc(&self) -> (String, String) {
         let mut delim = String::from("EOF");
-        while self.content.lines().any(|l| l == delim) {
+        while self.content.contains(delim.as_str()) {
             delim.push('_');
         }
         (

@@ -3,6 +3,7 @@
 //! fill in.
 
 use super::model::{ConfigFile, Placeholder, Process};
+use crate::data::placeholder_description;
 
 /// `export NAME="<description>"` lines: valid bash that still shows what to
 /// fill in. The description is double-quoted with `\`, `"`, `$` and `` ` ``
@@ -33,10 +34,13 @@ fn double_quoted(s: &str) -> String {
     out
 }
 
-/// Every `$NAME` the commands and files use, with descriptions, in the order
-/// of first use: every process's command in launch order, then the config
-/// files (each process's, then the loose ones). The widget scans the same
-/// way (the commands' text, then the router's files).
+/// Every known placeholder (`$NODE_IP`, …; [`placeholder_description`])
+/// the commands and files use, with descriptions, in the order of first
+/// use: every process's command in launch order, then the config files
+/// (each process's, then the loose ones). The widget scans the same way
+/// (the commands' text, then the router's files). Other `$NAME`s (refused
+/// in commands at load; a file's own, such as nginx's) are never exported:
+/// `export PATH=…` at the top of Copy all would break the reader's shell.
 pub(super) fn placeholders_in(processes: &[Process], loose: &[ConfigFile]) -> Vec<Placeholder> {
     let commands = processes.iter().map(|p| &*p.command);
     let files = processes
@@ -44,21 +48,18 @@ pub(super) fn placeholders_in(processes: &[Process], loose: &[ConfigFile]) -> Ve
         .flat_map(|p| p.files.iter())
         .chain(loose.iter())
         .map(|f| f.content.as_str());
-    let mut names: Vec<String> = Vec::new();
+    let mut found: Vec<Placeholder> = Vec::new();
     for t in commands.chain(files) {
-        for n in placeholders_of(t) {
-            if !names.contains(&n) {
-                names.push(n);
+        for name in placeholders_of(t) {
+            if found.iter().any(|p| p.name == name) {
+                continue;
+            }
+            if let Some(description) = placeholder_description(&name) {
+                found.push(Placeholder { name, description });
             }
         }
     }
-    names
-        .into_iter()
-        .map(|name| Placeholder {
-            description: placeholder_description(&name),
-            name,
-        })
-        .collect()
+    found
 }
 
 /// The names `\$[A-Z][A-Z0-9_]*` in `text`, in order, repeats included.
@@ -88,45 +89,6 @@ fn scan_placeholders<'t>(text: &'t str, mut found: impl FnMut(&'t str)) {
     }
 }
 
-fn numbered(name: &str, prefix: &str, suffix: &str) -> Option<u32> {
-    name.strip_prefix(prefix)?
-        .strip_suffix(suffix)?
-        .parse()
-        .ok()
-}
-
-fn placeholder_description(name: &str) -> String {
-    let fixed = match name {
-        "NODE_RANK" => Some("this node's rank within its worker, 0 on the worker's first node"),
-        "NODE_IP" => Some("this node's IP address"),
-        "ETCD_IP" => Some("IP of the node running etcd"),
-        "NATS_IP" => Some("IP of the node running the NATS server"),
-        "MOONCAKE_MASTER_IP" => Some("IP of the node running mooncake_master"),
-        "AGG_HEAD_IP" => Some("first node of this aggregated worker"),
-        "PREFILL_HEAD_IP" => Some("first node of this prefill worker"),
-        "DECODE_HEAD_IP" => Some("first node of this decode worker"),
-        "IB_DEVICES" => Some("RDMA NICs to use, comma-separated, e.g. mlx5_0,mlx5_1"),
-        "EFA_DEVICES" => Some("EFA devices to use, comma-separated"),
-        _ => None,
-    };
-    if let Some(d) = fixed {
-        return d.to_string();
-    }
-    for (prefix, word) in [
-        ("AGG_", "aggregated"),
-        ("PREFILL_", "prefill"),
-        ("DECODE_", "decode"),
-    ] {
-        if let Some(n) = numbered(name, prefix, "_HEAD_IP") {
-            return format!("first node of {word} worker {n}");
-        }
-    }
-    if let Some(n) = numbered(name, "FRONTEND_", "_IP") {
-        return format!("IP of Dynamo frontend {n}, used in nginx.conf");
-    }
-    "value for your cluster".to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +99,20 @@ mod tests {
             placeholders_of("a $ETCD_IP:2379 $x ${NODE_IP} $DECODE_10_HEAD_IP,$IB_DEVICES $"),
             ["ETCD_IP", "DECODE_10_HEAD_IP", "IB_DEVICES"]
         );
+    }
+
+    /// Only placeholders this tool knows are exported: a file's (or,
+    /// should loading let one through, a command's) `$PATH` never is.
+    #[test]
+    fn only_known_names_are_exported() {
+        let file = ConfigFile {
+            name: "x.conf".into(),
+            content: "a $PATH $LD_LIBRARY_PATH $IFS $BASH_ENV $HOME $FRONTEND_0_IP $request_id"
+                .into(),
+        };
+        let found = placeholders_in(&[], &[file]);
+        let names: Vec<&str> = found.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["FRONTEND_0_IP"]);
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub(super) fn processes_for(
             .ok_or_else(|| anyhow!("files[{i}]: `{key}` is not in the top-level `files` map"))?;
         let file = ConfigFile {
             name: f.name.clone(),
-            content: f.content.clone(),
+            content: unix_line_breaks(&f.content),
         };
         match processes.iter_mut().find(|p| p.command.contains(&f.name)) {
             Some(p) => p.files.push(file),
@@ -53,6 +53,17 @@ pub(super) fn processes_for(
         }
     }
     Ok((processes, loose))
+}
+
+/// `text` with CRLF and lone CR line breaks as `\n`: a page shows each as a
+/// line break, so Copy all (read from the page) copies `\n`, and `decode`
+/// must print the same.
+fn unix_line_breaks(text: &str) -> String {
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text.to_string()
+    }
 }
 
 fn role_of(b: &Block) -> Result<Role> {

@@ -4,7 +4,9 @@
 //! stay) the `[preprocessor.agentx]` table, the assets to `[output.html]
 //! additional-css / additional-js`, and the data directory to `[build]
 //! extra-watch-dirs` so `mdbook serve` rebuilds when a data file changes.
-//! Running it twice changes nothing.
+//! Running it twice changes nothing; a `book.toml` with CRLF line breaks
+//! keeps them. Assets are read under the book's `allow-outside` and
+//! `max-file-mib`, as a build reads them.
 //!
 //! May use: `book` (the book's source and data directories), `preprocessor`
 //! (the asset list), `util` (reads inside the book's bounds).
@@ -53,15 +55,22 @@ pub(crate) fn install_assets(
             book_dir.display()
         )
     };
-    let bounds = Bounds::strict(book_dir).with_context(hint)?;
-    let original = bounds.read_to_string(&toml_path).with_context(hint)?;
+    let original = Bounds::strict(book_dir)
+        .and_then(|b| b.read_to_string(&toml_path))
+        .with_context(hint)?;
     let mut doc: DocumentMut = original
         .parse()
         .with_context(|| format!("{} is not valid TOML", toml_path.display()))?;
-    // What the book's paths are, read as every command reads them; the
-    // document above is only for editing.
+    // What the book's paths and settings are, read as every command reads
+    // them; the document above is only for editing.
     let book =
         SourceAndData::from_toml(&original).with_context(|| toml_path.display().to_string())?;
+    // The assets are read under the book's own `allow-outside` and
+    // `max-file-mib`, as a build reads them (and as refusals advise).
+    let bounds = book
+        .agentx
+        .bounds(book_dir)
+        .with_context(|| format!("{}: [preprocessor.agentx]", toml_path.display()))?;
     let mut report = InstallReport::default();
     let shown = toml_path.display().to_string();
     // Every asset is checked before anything is written.
@@ -89,11 +98,25 @@ pub(crate) fn install_assets(
         write_file(&path, asset.installed_text().as_bytes())?;
         report.changes.push(format!("wrote {}", path.display()));
     }
-    let edited = doc.to_string();
+    let edited = with_line_breaks_of(&original, doc.to_string());
     if edited != original {
         write_file(&toml_path, edited.as_bytes())?;
     }
     Ok(report)
+}
+
+/// `edited` with CRLF line breaks when `original`'s first line break is
+/// CRLF: `toml_edit` writes `\n`, and a file saved with CRLF must keep them
+/// (a diff of every line otherwise).
+fn with_line_breaks_of(original: &str, edited: String) -> String {
+    let crlf = original
+        .find('\n')
+        .is_some_and(|i| original[..i].ends_with('\r'));
+    if crlf {
+        edited.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        edited
+    }
 }
 
 /// The table at `key` of `parent` (a table or inline table), created when
@@ -185,7 +208,7 @@ fn edit_book_toml(
             .changes
             .push("book.toml: added [preprocessor.agentx]".into());
     }
-    let data_dir = &book.data_dir;
+    let data_dir = &book.agentx.data_dir;
     // Renderers are listed and html is not: adding [output.html] would turn
     // it on.
     let other_renderers_only = doc

@@ -213,3 +213,48 @@ fn an_asset_symlinked_out_of_the_book_is_refused() {
     assert_eq!(toml_of(dir.path()), INIT_TOML);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "secret\n");
 }
+
+/// A `book.toml` saved with CRLF line breaks keeps them, and a second run
+/// changes nothing.
+#[test]
+fn crlf_line_breaks_are_kept() {
+    let input = INIT_TOML.replace('\n', "\r\n");
+    let dir = book(&input);
+    run(dir.path()).unwrap();
+    let toml = toml_of(dir.path());
+    assert!(toml.len() > input.len(), "nothing added: {toml:?}");
+    assert!(toml.starts_with(&input), "{toml:?}");
+    assert_eq!(
+        toml.matches('\n').count(),
+        toml.matches("\r\n").count(),
+        "{toml:?}"
+    );
+    assert_eq!(run(dir.path()).unwrap(), InstallReport::default());
+    assert_eq!(toml_of(dir.path()), toml);
+}
+
+/// A refusal advises `allow-outside`; install reads that setting as a build
+/// does, so following the advice works (and the link is replaced by the
+/// asset, nothing written outside the book).
+#[cfg(unix)]
+#[test]
+fn allow_outside_is_read_as_its_refusal_advises() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("theirs.css");
+    std::fs::write(&target, "theirs\n").unwrap();
+    let dir = book(INIT_TOML);
+    std::os::unix::fs::symlink(&target, dir.path().join("agentx.css")).unwrap();
+    let e = format!("{:#}", run(dir.path()).unwrap_err());
+    assert!(e.contains("set `allow-outside = true`"), "{e}");
+    let toml = format!("{INIT_TOML}\n[preprocessor.agentx]\nallow-outside = true\n");
+    std::fs::write(dir.path().join("book.toml"), &toml).unwrap();
+    let e = format!("{:#}", run(dir.path()).unwrap_err());
+    assert!(
+        e.contains("was not written by `mdbook-agentx install`"),
+        "{e}"
+    );
+    let forced = InstallOptions { force: true };
+    install_assets(dir.path(), ASSETS, &forced).unwrap();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs\n");
+    assert!(!dir.path().join("agentx.css").is_symlink());
+}

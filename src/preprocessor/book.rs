@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 
 use super::cache::{CachedExpansion, Dependency, ExpansionCache};
@@ -15,6 +15,7 @@ use super::summary::{ChapterSets, DeploymentSummary, ExpandedMarkdown};
 use crate::book::BookDir;
 use crate::manifest::ManifestEntry;
 use crate::util::cmark::MarkdownConfig;
+use crate::util::fs::is_plain_relative;
 use crate::util::notice::{Notice, Notices};
 
 /// A chapter expanded by [`expand_book`], waiting to go back into the book.
@@ -34,13 +35,16 @@ struct Job<'a> {
     display: String,
 }
 
-/// Chapters holding a directive, in reading order.
+/// Chapters holding a directive, in reading order. A chapter whose path
+/// leaves the source directory (absolute, or with `..`: mdBook passes
+/// `SUMMARY.md` entries as written) is refused: its deployment pages are
+/// placed beside it, so mdBook would write them outside the book's output.
 fn jobs_in<'a>(
     items: &'a [BookItem],
     settings: &BookSettings<'_>,
     order: &mut usize,
     jobs: &mut Vec<Job<'a>>,
-) {
+) -> Result<()> {
     for item in items {
         let BookItem::Chapter(ch) = item else {
             continue;
@@ -49,6 +53,18 @@ fn jobs_in<'a>(
             && !directive::find(&ch.content, settings.markdown()).is_empty()
         {
             let source = ch.source_path.as_ref().unwrap_or(path);
+            if let Some(bad) = [path, source].into_iter().find(|p| !is_plain_relative(p)) {
+                bail!(
+                    "chapter `{}` has the path {}, which leaves the source directory {} (it is \
+                     absolute or climbs out with `..`): its AgentX pages would be written \
+                     outside the book's output. Move the chapter into {} and list it in \
+                     SUMMARY.md by its path relative to that directory",
+                    ch.name,
+                    bad.display(),
+                    settings.src_dir().display(),
+                    settings.src_dir().display()
+                );
+            }
             jobs.push(Job {
                 order: *order,
                 content: &ch.content,
@@ -57,8 +73,9 @@ fn jobs_in<'a>(
             });
         }
         *order += 1;
-        jobs_in(&ch.sub_items, settings, order, jobs);
+        jobs_in(&ch.sub_items, settings, order, jobs)?;
     }
+    Ok(())
 }
 
 /// Where expansion sends the command sets and deployments of each chapter,
@@ -107,7 +124,7 @@ pub(crate) fn expand_book(
     sets: &mut ManifestSink<'_>,
 ) -> Result<usize> {
     let mut jobs = Vec::new();
-    jobs_in(&book.items, settings, &mut 0, &mut jobs);
+    jobs_in(&book.items, settings, &mut 0, &mut jobs)?;
     if let Some(c) = cache.as_deref_mut() {
         c.begin();
         c.keep_only(&jobs.iter().map(|j| j.path).collect());

@@ -299,6 +299,10 @@ impl<'l> ChapterState<'l> {
                 chapter: &lookup,
             });
         let section = render::render_section(page, &deployments, &opts, &wanted, previous.as_ref());
+        refuse_mdbook_links(&page.model, None, &section.markdown)?;
+        for s in &section.subchapters {
+            refuse_mdbook_links(&page.model, Some(&s.rel_path), &s.markdown)?;
+        }
         let chapters: Vec<DeploymentChapter> = section
             .subchapters
             .into_iter()
@@ -424,6 +428,29 @@ impl<'l> ChapterState<'l> {
     }
 }
 
+/// Fails when generated Markdown holds anything mdBook's `links`
+/// preprocessor would expand: it runs after this one over the whole page,
+/// code included, and the text it sees is the joined command lines and
+/// files, not the data's strings one by one. Loading refuses every string
+/// that could open such a link; this is the check of the text itself.
+fn refuse_mdbook_links(model: &str, chapter: Option<&str>, markdown: &str) -> Result<()> {
+    let Some(at) = escape::mdbook_link(markdown) else {
+        return Ok(());
+    };
+    let line = markdown[..at.start].matches('\n').count() + 1;
+    let whose = match chapter {
+        Some(c) => format!("the deployment chapter {c}"),
+        None => "the section".to_string(),
+    };
+    bail!(
+        "page `{model}`: line {line} of {whose} would hold {:?}, which mdBook's `links` \
+         preprocessor (run after agentx) would expand, reading a file of the build machine \
+         into the page; the data's text joins into mdBook's include syntax there: fix the \
+         data",
+        &markdown[at]
+    )
+}
+
 /// The page a directive names, by `page=` or `data=` (both must agree).
 fn page_of(d: &Directive, lib: &Library) -> Result<Arc<DecodedPage>> {
     match (&d.data, &d.page) {
@@ -464,4 +491,53 @@ fn shown_deployments<'p>(
         .iter()
         .filter(|dep| hw.contains(&dep.hw))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{fixture, read};
+
+    /// Two env values that load would refuse (the first opens a link),
+    /// deserialized here without that check: the command joins them into a
+    /// link mdBook would expand (the first value's quote and line
+    /// continuation become its target), and the generated Markdown is
+    /// refused.
+    #[test]
+    fn generated_markdown_with_a_joined_link_is_refused() {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&read(&fixture("data/mini.json"))).unwrap();
+        v["envs"][0]["AAA"] = "{{#include /etc/passwd ".into();
+        v["envs"][0]["AAB"] = "}}".into();
+        let data: crate::data::AgentxData = serde_json::from_value(v).unwrap();
+        let page = decode::decode_page(&data).unwrap();
+        let deployments: Vec<&decode::Deployment> = page.deployments.iter().collect();
+        let opts = SectionOptions {
+            heading_level: 2,
+            anchor: SECTION_ANCHOR.into(),
+            subchapter_dir: "mini".into(),
+            chapter_file: "mini.md".into(),
+        };
+        let section = render::render_section(&page, &deployments, &opts, &|_| true, None);
+        let mut texts = vec![(None, section.markdown.as_str())];
+        texts.extend(
+            section
+                .subchapters
+                .iter()
+                .map(|s| (Some(s.rel_path.as_str()), s.markdown.as_str())),
+        );
+        let refused: Vec<String> = texts
+            .iter()
+            .filter_map(|(c, md)| refuse_mdbook_links(&page.model, *c, md).err())
+            .map(|e| e.to_string())
+            .collect();
+        assert!(!refused.is_empty(), "no generated text refused");
+        assert!(refused[0].contains("would hold"), "{}", refused[0]);
+        // The match runs from the first value over the line break into the second.
+        assert!(
+            refused[0].contains(r#""{{#include /etc/passwd ' \\\nAAB=\"}}""#),
+            "{}",
+            refused[0]
+        );
+    }
 }

@@ -71,6 +71,26 @@ impl BookWatcher {
         Ok(())
     }
 
+    /// Watches again each root that was moved, removed or created, or whose
+    /// parent was (an event names it or a directory above it). Why: the
+    /// watcher drops the watch of a directory moved away or removed, and
+    /// does not add one when it comes back, since only the book root (not
+    /// recursively) watches where it lives: `content/` moved away and back,
+    /// or deleted and copied anew, would go unwatched for good.
+    fn rewatch_replaced_roots(&mut self, engine: &Engine, paths: &[PathBuf]) -> Result<()> {
+        let replaced: Vec<PathBuf> = self
+            .watched
+            .iter()
+            .filter(|root| paths.iter().any(|p| root.starts_with(p)))
+            .cloned()
+            .collect();
+        for root in replaced {
+            let _ = self.watcher.unwatch(&root);
+            self.watched.retain(|w| *w != root);
+        }
+        self.watch_new_roots(engine, false)
+    }
+
     /// Blocks until a debounced burst of file events changes something a
     /// build of `engine`'s book reads. Directories that appeared since the
     /// last call (`templates/`…) are watched first.
@@ -79,6 +99,8 @@ impl BookWatcher {
         let mut notices = Vec::new();
         loop {
             let (paths, first_event) = next_burst(&self.rx, &mut notices)?;
+            // Before the rebuild reads the files, so that no edit after it goes unseen.
+            self.rewatch_replaced_roots(engine, &paths)?;
             let changes = engine.classify(&paths);
             if !changes.is_empty() {
                 return Ok(Burst {

@@ -11,6 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use super::cache::{CacheKeys, RenderCache};
+use super::destination::{OutputKind, check_output};
 use super::layout::redirect_html;
 use super::output::{FileSink, Inspect, Inspected, MemoryFiles, SiteFile, Staging};
 use super::page_html::LinkMode;
@@ -414,9 +415,10 @@ pub(crate) fn book_manifest(root: &Path) -> Result<(crate::manifest::Manifest, V
 }
 
 /// The output directory of a build: `dest`, or `[build] build-dir` of
-/// `book.toml`. It must lie inside the book unless `allow_outside` (a
-/// `build-dir` from a pull request must not write anywhere the runner can),
-/// and must not replace the book or its sources.
+/// `book.toml`, refused by [`check_output`]'s rule (one for every output):
+/// inside the book unless `allow_outside` (a `build-dir` from a pull request
+/// must not write anywhere the runner can), never over anything the book
+/// reads, `.git`, or a directory this tool did not make.
 pub(crate) fn output_dir(
     dir: &BookDir,
     dest: Option<&Path>,
@@ -426,23 +428,7 @@ pub(crate) fn output_dir(
         Some(d) => (d.to_path_buf(), "-d"),
         None => (dir.build_dir(), "[build] build-dir"),
     };
-    let real = crate::util::fs::resolve_output_dir(&out)?;
-    let root = dir.bounds.root();
-    if !allow_outside && !real.starts_with(root) {
-        bail!(
-            "output directory {} ({origin}) is outside the book ({}); pass \
-             --allow-dest-outside to write there",
-            real.display(),
-            root.display()
-        );
-    }
-    let src = crate::util::fs::resolve_existing_part(&dir.src_dir())?;
-    if real == root || root.starts_with(&real) || src.starts_with(&real) || real.starts_with(&src) {
-        bail!(
-            "output directory {} would overwrite the book or its sources; choose another with -d",
-            real.display()
-        );
-    }
+    check_output(dir, &out, OutputKind::Directory, origin, allow_outside)?;
     Ok(out)
 }
 

@@ -34,6 +34,11 @@ pub enum Change {
     Theme,
     /// Chapters, `SUMMARY.md` or static files under the source dir.
     Content,
+    /// An input directory itself (the source or data directory, or one
+    /// holding them) was moved, created or removed: files below it may have
+    /// changed without an event each (a directory moved back, or copied
+    /// anew), so the data is read again, and every chapter (as always).
+    Replaced(PathBuf),
 }
 
 impl Change {
@@ -48,6 +53,7 @@ impl Change {
             }
             Change::Theme => "templates/theme".into(),
             Change::Content => "chapters".into(),
+            Change::Replaced(dir) => format!("{}/ moved or replaced", rel(dir)),
         }
     }
 }
@@ -55,6 +61,7 @@ impl Change {
 /// Where a book's inputs are (absolute paths, as file events carry them).
 #[derive(Debug, Clone)]
 pub(crate) struct BookInputs {
+    pub root: PathBuf,
     /// `book.toml`.
     pub config: PathBuf,
     /// The source dir (chapters, `SUMMARY.md`, static files).
@@ -69,6 +76,7 @@ impl BookInputs {
     /// The inputs of `book`.
     pub(crate) fn of(book: &BookDir) -> BookInputs {
         BookInputs {
+            root: book.root.clone(),
             config: book.book_toml(),
             src: book.src_dir(),
             data: book.data_dir(),
@@ -88,6 +96,8 @@ pub(crate) enum ChangeKind {
     Theme,
     /// Anything else under the source dir.
     Content,
+    /// The source or data directory itself, or a directory holding one.
+    Replaced,
 }
 
 /// What a changed path means for the next rebuild, from its path alone (no
@@ -100,6 +110,11 @@ pub(crate) fn change_kind(book: &BookInputs, path: &Path) -> Option<ChangeKind> 
     }
     if path == book.config {
         Some(ChangeKind::Config)
+    } else if path != book.root
+        && path.starts_with(&book.root)
+        && (book.src.starts_with(path) || book.data.starts_with(path))
+    {
+        Some(ChangeKind::Replaced)
     } else if book.theme.iter().any(|d| path.starts_with(d)) {
         Some(ChangeKind::Theme)
     } else if path.starts_with(&book.data) {
@@ -266,6 +281,7 @@ impl Engine {
                 Some(ChangeKind::Config) => Change::Config,
                 Some(ChangeKind::Theme) => Change::Theme,
                 Some(ChangeKind::Content) => Change::Content,
+                Some(ChangeKind::Replaced) => Change::Replaced(p.clone()),
             };
             if !out.contains(&change) {
                 out.push(change);
@@ -285,21 +301,15 @@ impl Engine {
     /// Takes changes into account, then renders the whole site (from caches where possible).
     pub fn rebuild(&mut self, changes: &[Change], opts: &BuildOptions) -> Result<Rebuild> {
         let start = Instant::now();
+        if changes.contains(&Change::Config) {
+            self.reload_all();
+        } else if changes.iter().any(|c| matches!(c, Change::Replaced(_))) {
+            // Chapters are read anew by every rebuild; the data is not.
+            self.library = OnceLock::new();
+            self.expansions.clear();
+        }
         for c in changes {
             match c {
-                Change::Config => {
-                    match BookDir::open(&self.root) {
-                        Ok(dir) => {
-                            self.dir = dir;
-                            self.config_error = None;
-                        }
-                        Err(e) => self.config_error = Some(format!("{e:#}")),
-                    }
-                    self.library = OnceLock::new();
-                    self.theme = Theme::load(&self.dir).map_err(|e| format!("{e:#}"));
-                    self.cache.clear();
-                    self.expansions.clear();
-                }
                 Change::Theme => {
                     self.theme = Theme::load(&self.dir).map_err(|e| format!("{e:#}"));
                     self.cache.clear_pages();
@@ -309,7 +319,7 @@ impl Engine {
                         lib.reload(paths);
                     }
                 }
-                Change::Content => {}
+                Change::Config | Change::Replaced(_) | Change::Content => {}
             }
         }
         if let Some(e) = &self.config_error {
@@ -329,6 +339,22 @@ impl Engine {
             elapsed: start.elapsed(),
             chapters_expanded: self.expansions.chapters_expanded(),
         })
+    }
+
+    /// Reads everything again: `book.toml`, the theme, the data (on the
+    /// next directive), every chapter.
+    fn reload_all(&mut self) {
+        match BookDir::open(&self.root) {
+            Ok(dir) => {
+                self.dir = dir;
+                self.config_error = None;
+            }
+            Err(e) => self.config_error = Some(format!("{e:#}")),
+        }
+        self.library = OnceLock::new();
+        self.theme = Theme::load(&self.dir).map_err(|e| format!("{e:#}"));
+        self.cache.clear();
+        self.expansions.clear();
     }
 }
 

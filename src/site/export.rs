@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use super::destination::{OutputKind, SINGLE_FILE_MARKER, check_output};
+use super::output::write_file_atomically;
 use super::page_html::{self, LinkMode};
 use super::remote::{remote_assets, remote_css_urls};
 use super::search::{SearchPage, search_index_inline};
@@ -41,6 +43,10 @@ pub(crate) fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
 /// page and stylesheet is checked as it is written, and a site that would
 /// load a remote asset is never swapped in.
 pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
+    // OUT may be anywhere, but never over the book's inputs or a directory
+    // this tool did not make (the build checks again, naming it `-d`).
+    let dir = crate::book::BookDir::open(root)?;
+    check_output(&dir, out, OutputKind::Directory, "--offline", true)?;
     let opts = BuildOptions {
         dest: Some(out.to_path_buf()),
         // OUT is required on the command line, never read from book.toml.
@@ -57,6 +63,25 @@ pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
         );
     }
     Ok(report)
+}
+
+/// Writes [`single_file`] to `out` (any path, but not over the book's
+/// inputs nor over a file this tool did not write), ending with a marker
+/// comment that tells a later export the file is its own; returns the
+/// bytes written and the build's warnings. The file
+/// is written under a temporary name beside `out` and renamed over it, so a
+/// failed write leaves the old file and no partial one.
+pub fn write_single_file(root: &Path, out: &Path) -> Result<(u64, Vec<Notice>)> {
+    let dir = crate::book::BookDir::open(root)?;
+    check_output(&dir, out, OutputKind::File, "--single-file", true)?;
+    let SingleFile { mut html, notices } = single_file(root)?;
+    if !html.ends_with('\n') {
+        html.push('\n');
+    }
+    html.push_str(SINGLE_FILE_MARKER);
+    html.push('\n');
+    write_file_atomically(out, html.as_bytes())?;
+    Ok((html.len() as u64, notices))
 }
 
 /// Id prefix of a chapter in the single file.

@@ -4,15 +4,17 @@
 //! One module per output concern: [`page_html`] (a chapter's Markdown → its
 //! HTML body), [`sidebar`], [`layout`] (templates),
 //! [`search`] (with [`tokens`]), [`overview`] (the landing page's table of
-//! models), [`table`], [`output`] (sinks and staging), [`cache`] (what
-//! rebuilds reuse), [`spill`] (a large book's Markdown waiting for its
-//! pages) and [`build`]; `engine` drives rebuilds for `serve` and `watch`.
+//! models), [`table`], [`output`] (sinks and staging), [`destination`]
+//! (where an output may go), [`cache`] (what rebuilds reuse), [`spill`] (a
+//! large book's Markdown waiting for its pages) and [`build`]; `engine`
+//! drives rebuilds for `serve` and `watch`.
 //!
 //! May use: `book` (the book's config and paths), `preprocessor`, `render`
 //! (its class names), `manifest`, `decode`, `data`, `util`.
 
 mod build;
 mod cache;
+pub(crate) mod destination;
 pub(crate) mod engine;
 pub(crate) mod export;
 pub(crate) mod highlight;

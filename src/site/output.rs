@@ -113,6 +113,31 @@ pub(crate) fn write_atomically(out: &Path, files: &[SiteFile], notices: &Notices
     Ok(())
 }
 
+/// Writes one file whole: under a temporary name beside `out`, then renamed
+/// over it. On any error the temporary file is removed (a full disk keeps
+/// no partial file) and `out` is as it was.
+pub(crate) fn write_file_atomically(out: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let real = resolve_output_dir(out)?;
+    let (parent, name) = parent_and_name(&real)?;
+    let prefix = format!(".{name}.");
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(".agentx-new");
+    // The mode any new file gets, not tempfile's private one.
+    #[cfg(unix)]
+    b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = b
+        .tempfile_in(parent)
+        .with_context(|| format!("cannot create a file in {}", parent.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.flush())
+        .with_context(|| format!("cannot write {}", tmp.path().display()))?;
+    tmp.persist(&real)
+        .map_err(|e| anyhow::anyhow!(e.error))
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(())
+}
+
 /// A fresh directory beside the output directory that a build writes into,
 /// then publishes whole; dropped without [`Staging::commit`] (an error, a
 /// panic), it is removed and the old site stays as it was. A build killed

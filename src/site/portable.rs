@@ -7,7 +7,9 @@
 //! heading gets its anchor as raw HTML, `<a id="…"></a>` at the start of its
 //! text: the id mdBook gives it (an explicit `{#id}`, else mdBook's slug of
 //! the text, made unique in the page), so links written for mdBook resolve
-//! everywhere. Written into a staging directory and swapped in whole.
+//! everywhere. Written into a staging directory and swapped in whole, with
+//! a marker file (`.agentx-markdown`) that tells a later run the directory
+//! is its own.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -18,6 +20,7 @@ use anyhow::Result;
 use mdbook_preprocessor::book::BookItem;
 use pulldown_cmark::{Event, Tag, TagEnd};
 
+use super::destination::MARKDOWN_MARKER;
 use super::page_html::{normalize_id, unique_id};
 use super::{SiteFile, write_atomically};
 use crate::book::BookDir;
@@ -74,6 +77,12 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
     files.push(SiteFile::new(
         PathBuf::from("SUMMARY.md"),
         summary.into_bytes(),
+    ));
+    // How a later export knows the directory for its own ([`super::destination`]).
+    files.push(SiteFile::new(
+        PathBuf::from(MARKDOWN_MARKER),
+        b"Portable Markdown written by `mdbook-agentx markdown`; replaced whole by the next run.\n"
+            .to_vec(),
     ));
     write_atomically(out, &files, &notices)?;
     Ok(MarkdownReport {

@@ -18,17 +18,19 @@
 //! never leaves `book/index.html` missing. Where that is impossible (`book`
 //! is a mount point, or the file system or system cannot exchange), the new
 //! site is synced into the directory in place instead: each file written
-//! under a temporary name and renamed over the old one, then files the new
-//! site lacks removed. Each file is then replaced atomically, though a
-//! reader may meet old and new files side by side during the sync.
+//! under a temporary name, then each renamed over the old one, then files
+//! the new site lacks removed ([`in_place`]). Each file is then replaced
+//! atomically, though a reader may meet old and new files side by side
+//! during the renames; a write that fails (a full disk) leaves the old site
+//! whole.
 
-use std::collections::HashSet;
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, anyhow, bail};
 
+use self::in_place::sync_in_place;
 use crate::util::fs::is_plain_relative;
 use crate::util::notice::{Notice, Notices};
 
@@ -270,69 +272,6 @@ fn remove_generations(
     }
 }
 
-/// Makes the directory `out` hold exactly the files of `from`: each file is
-/// copied under a temporary name and renamed over the old one (atomic per
-/// file), then files and directories `from` lacks are removed. A symlink in
-/// `out` is replaced, never followed.
-pub(super) fn sync_in_place(from: &Path, out: &Path) -> Result<()> {
-    let mut wanted: HashSet<PathBuf> = HashSet::new();
-    for entry in walkdir::WalkDir::new(from).min_depth(1).sort_by_file_name() {
-        let entry = entry.with_context(|| format!("cannot list {}", from.display()))?;
-        let rel = entry
-            .path()
-            .strip_prefix(from)
-            .expect("below")
-            .to_path_buf();
-        let target = out.join(&rel);
-        if entry.file_type().is_dir() {
-            real_dir(&target)?;
-        } else {
-            let tmp = target.with_file_name(format!(
-                ".{}.agentx-new",
-                target.file_name().unwrap_or_default().to_string_lossy()
-            ));
-            std::fs::copy(entry.path(), &tmp)
-                .with_context(|| format!("cannot write {}", tmp.display()))?;
-            if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
-                std::fs::remove_dir_all(&target)
-                    .with_context(|| format!("cannot remove {}", target.display()))?;
-            }
-            std::fs::rename(&tmp, &target)
-                .with_context(|| format!("cannot write {}", target.display()))?;
-        }
-        wanted.insert(rel);
-    }
-    // Deepest first, so directories are empty when their turn comes.
-    let mut stale: Vec<(PathBuf, bool)> = Vec::new();
-    for entry in walkdir::WalkDir::new(out).min_depth(1).contents_first(true) {
-        let entry = entry.with_context(|| format!("cannot list {}", out.display()))?;
-        let rel = entry.path().strip_prefix(out).expect("below");
-        if !wanted.contains(rel) {
-            stale.push((entry.path().to_path_buf(), entry.file_type().is_dir()));
-        }
-    }
-    for (path, is_dir) in stale {
-        let removed = if is_dir {
-            std::fs::remove_dir(&path)
-        } else {
-            std::fs::remove_file(&path)
-        };
-        removed.with_context(|| format!("cannot remove the stale {}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// Makes `dir` a real directory: a symlink of that name is replaced, not followed.
-fn real_dir(dir: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.is_dir() => return Ok(()),
-        Ok(_) => std::fs::remove_file(dir)
-            .with_context(|| format!("cannot replace {}", dir.display()))?,
-        Err(_) => {}
-    }
-    std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))
-}
-
 /// The directory holding `out`, and `out`'s name.
 pub(super) fn parent_and_name(out: &Path) -> Result<(&Path, String)> {
     let parent = out
@@ -370,6 +309,8 @@ impl DirLock {
         Ok(DirLock { _dir: file })
     }
 }
+
+mod in_place;
 
 #[cfg(all(test, unix))]
 mod tests;

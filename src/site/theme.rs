@@ -7,12 +7,14 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use tera::Tera;
 
 use super::highlight;
 use crate::book::BookDir;
 use crate::util::fs::Bounds;
+
+mod functions;
 
 /// Default templates; a book overrides one by shipping `templates/<name>`.
 pub(crate) const TEMPLATES: [(&str, &str); 3] = [
@@ -78,6 +80,9 @@ impl Theme {
         // tera's default escaper also escapes `/`, which spells every link
         // `models&#x2F;x.html`; escape only what HTML needs.
         tera.set_escape_fn(escape_for_tera);
+        // Book templates come with the pull request; CI secrets are in the
+        // environment (see `functions`).
+        functions::refuse_machine_functions(&mut tera);
         let mut templates: Vec<(String, String, String)> = Vec::new();
         for (name, default) in TEMPLATES {
             templates.push((
@@ -107,6 +112,8 @@ impl Theme {
             };
             tera.add_raw_template(name, &text)
                 .with_context(|| format!("template {origin}"))?;
+            functions::check(&tera.templates[name.as_str()], &text, origin)
+                .map_err(|e| anyhow!("template {e}"))?;
         }
         let mut assets: Vec<(String, Vec<u8>)> = ASSETS
             .iter()

@@ -1,5 +1,6 @@
-//! Points → cells: a lane's points grouped by deployment label (a cell's id is
-//! `<config key>#<item of its first point>`), the cell facts, the detail's
+//! Points → cells: a lane's points grouped by deployment label, a search-space
+//! row joining a cell only when none of its concurrencies is there yet (a
+//! cell's id is `<config key>#<item of its first point>`), the cell facts, the detail's
 //! disambiguator, and the page's cell order. Uses `data` and `sync::*`.
 
 use super::lane::{LanePoint, LaneResult, Outcome};
@@ -52,13 +53,28 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
     };
     let lane = &result.lane;
     let mut cells: Vec<CellDraft> = Vec::new();
+    // (row, label) → its cell, decided at the pair's first point.
+    let mut joined: Vec<((usize, &str), usize)> = Vec::new();
     for p in points {
-        if let Some(c) = cells.iter_mut().find(|c| c.label == p.label) {
+        let key = (p.item, p.label.as_str());
+        let target = match joined.iter().find(|(k, _)| *k == key) {
+            Some((_, i)) => Some(*i),
+            None => {
+                let t = joining_cell(&cells, points, p);
+                if let Some(i) = t {
+                    joined.push((key, i));
+                }
+                t
+            }
+        };
+        if let Some(i) = target {
+            let c = &mut cells[i];
             check_same(c, p)
                 .map_err(|e| format!("{}: lane `{}`: {e}", lane.at, lane.config_key))?;
             c.points.push(p.clone());
             continue;
         }
+        joined.push((key, cells.len()));
         let (image_status, image_commit) = image_facts(&p.image, m);
         cells.push(CellDraft {
             id: format!("{}#{}", lane.config_key, p.item),
@@ -78,6 +94,20 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
         });
     }
     Ok(cells)
+}
+
+/// The cell a row's points of one label join: the lane's cell of that label
+/// unless it already has one of the row's concurrencies (a cell holds one
+/// point per concurrency), in which case the row starts its own cell.
+fn joining_cell(cells: &[CellDraft], points: &[LanePoint], p: &LanePoint) -> Option<usize> {
+    let concs: Vec<u32> = points
+        .iter()
+        .filter(|q| q.item == p.item && q.label == p.label)
+        .map(|q| q.conc)
+        .collect();
+    cells
+        .iter()
+        .position(|c| c.label == p.label && !c.points.iter().any(|q| concs.contains(&q.conc)))
 }
 
 fn check_same(c: &CellDraft, p: &LanePoint) -> Result<(), String> {

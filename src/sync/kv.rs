@@ -162,7 +162,9 @@ fn image_has_linker(
         .and_then(|i| i.registry.as_deref());
     let Some(path) = registry else {
         let note = format!(
-            "Mooncake offered for image `{no_digest}` without checking: the manifest names no flag registry for it"
+            "Mooncake offered for image {} without checking: the manifest names no flag registry \
+             for it",
+            crate::util::escape::code(no_digest)
         );
         if !notes.contains(&note) {
             notes.push(note);
@@ -185,8 +187,9 @@ fn registry_has(path: &Path, flag: &str) -> Result<bool, String> {
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("flag registry {}: {e}", path.display()))?;
-    let reg: Registry = serde_json::from_str(&text)
-        .map_err(|e| format!("flag registry {}: {e}", path.display()))?;
+    let json = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let reg: Registry =
+        serde_json::from_str(json).map_err(|e| format!("flag registry {}: {e}", path.display()))?;
     Ok(reg
         .flags
         .iter()

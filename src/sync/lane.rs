@@ -16,6 +16,7 @@ use super::workers::{Ctx, Problem, arg_value, dp_attention};
 use super::yaml;
 use crate::data::{Arg, Block, BlockKind, Env, KvTier, Role};
 use crate::decode::is_kv_flag;
+use crate::util::escape;
 
 /// One measured point of a lane.
 #[derive(Debug, Clone)]
@@ -70,15 +71,17 @@ pub(super) fn translate(
     check_commit(lane, reader, &mut notes).map_err(fail)?;
     let entry = master_entry(lane, reader).map_err(fail)?;
     let (rows, excluded_rows) = pick_rows(lane, &entry).map_err(fail)?;
-    if rows.iter().any(|r| matches!(r.kind, RowKind::Bash)) || lane.carry_over {
-        if !lane.carry_over {
-            return Err(fail(format!(
-                "a bash-script lane (search-space rows without `srt-recipe:`): the generator does \
-                 not evaluate upstream bash; set `carry-over = true` to keep its cells from the \
-                 --previous data file (at {})",
-                entry.at
-            )));
-        }
+    if !lane.carry_over && rows.iter().any(|r| matches!(r.kind, RowKind::Bash(_))) {
+        let points = super::bash::lane_points(lane, m, &entry, &rows, reader, &mut notes);
+        return Ok(LaneResult {
+            lane: lane.clone(),
+            entry,
+            outcome: Outcome::Rendered(points.map_err(fail)?),
+            excluded_rows,
+            notes,
+        });
+    }
+    if lane.carry_over {
         return Ok(LaneResult {
             lane: lane.clone(),
             entry,
@@ -138,7 +141,7 @@ fn check_commit(
                 "commit {} is not in the source; nothing is read there (the master entry, \
                  recipes and curves come from what the manifest names), so it is only recorded \
                  as prov.sha",
-                lane.commit
+                escape::code(&lane.commit)
             ));
             Ok(())
         }
@@ -197,8 +200,10 @@ fn image_notes(entry: &MasterEntry, points: &[LanePoint]) -> Vec<String> {
     for p in points {
         if p.image != entry.image {
             let n = format!(
-                "{} names image `{}`, the master entry `{}`: the cells record the recipe's",
-                p.recipe_path, p.image, entry.image
+                "{} names image {}, the master entry {}: the cells record the recipe's",
+                escape::text(&p.recipe_path),
+                escape::code(&p.image),
+                escape::code(&entry.image)
             );
             if !out.contains(&n) {
                 out.push(n);
@@ -252,7 +257,7 @@ fn pick_rows<'e>(
     Ok((rows, excluded))
 }
 
-fn cluster_env(m: &LaneManifest, entry: &MasterEntry) -> Env {
+pub(super) fn cluster_env(m: &LaneManifest, entry: &MasterEntry) -> Env {
     entry
         .runner
         .strip_prefix("cluster:")
@@ -268,8 +273,9 @@ fn settings_notes(entry: &MasterEntry) -> Vec<String> {
         if let RowKind::MultiNode { settings, .. } = &r.kind {
             for s in settings {
                 out.push(format!(
-                    "search-space[{}] sets `{s}`: ignored, the golden AL comes from InferenceX's curve",
-                    r.item
+                    "search-space[{}] sets {}: ignored, the golden AL comes from InferenceX's curve",
+                    r.item,
+                    escape::code(s)
                 ));
             }
         }
@@ -288,7 +294,7 @@ fn variants_of(
         RowKind::MultiNode {
             recipe, selector, ..
         } => (recipe.clone(), selector.clone()),
-        RowKind::Bash => return Err("a bash-script row has no recipe".into()),
+        RowKind::Bash(_) => return Err("a bash-script row has no recipe".into()),
     };
     let found = reader
         .yaml(commit, &path)?
@@ -323,7 +329,7 @@ fn variants_of(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn point(
+pub(super) fn point(
     lane: &Lane,
     m: &LaneManifest,
     entry: &MasterEntry,

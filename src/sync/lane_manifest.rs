@@ -57,6 +57,12 @@ pub(super) struct Cluster {
     #[serde(default)]
     #[allow(dead_code)]
     pub evidence: Option<String>,
+    /// For bash lanes whose `configs/runners.yaml` lacks the fleet: its
+    /// `available-cpu-dram-mib` and `gpus-per-node`.
+    #[serde(default)]
+    pub available_cpu_dram_mib: Option<u64>,
+    #[serde(default)]
+    pub gpus_per_node: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -99,6 +105,8 @@ struct RawLane {
     master_entry: Option<Spanned<String>>,
     #[serde(default)]
     recipe_commit: Option<Spanned<String>>,
+    #[serde(default)]
+    includes_commit: Option<Spanned<String>>,
     #[serde(default)]
     curves: Option<RawCurves>,
     #[serde(default)]
@@ -181,8 +189,11 @@ pub(super) struct Lane {
     pub master_commit: Option<String>,
     /// A master-config entry written into the manifest (YAML), and `file:line` of it.
     pub master_entry: Option<(String, String)>,
-    /// Read recipes here instead of at `commit`.
+    /// Read recipes (or a bash lane's script) here instead of at `commit`.
     pub recipe_commit: Option<String>,
+    /// Bash lanes: read what the script pulls in (`benchmark_lib.sh`,
+    /// `configs/runners.yaml`) here instead of at the script's commit.
+    pub includes_commit: Option<String>,
     pub curves: Option<Curves>,
     pub frontends: Option<u32>,
     pub thinking: String,
@@ -390,17 +401,7 @@ fn lane(
             raw.commit.get_ref()
         ));
     }
-    for (key, c) in [
-        ("master-commit", &raw.master_commit),
-        ("recipe-commit", &raw.recipe_commit),
-    ] {
-        if let Some(c) = c.as_ref().filter(|c| !is_commit_prefix(c.get_ref())) {
-            err(format!(
-                "{key} = \"{}\": write a commit id of at least 7 hex digits",
-                c.get_ref()
-            ));
-        }
-    }
+    check_commit_keys(raw, &mut err);
     if raw.master_commit.is_some() && raw.master_entry.is_some() {
         err("give `master-commit` or `master-entry`, not both".into());
     }
@@ -440,6 +441,7 @@ fn lane(
             .as_ref()
             .map(|e| (e.get_ref().clone(), at(e.span().start))),
         recipe_commit: raw.recipe_commit.as_ref().map(|c| c.get_ref().clone()),
+        includes_commit: raw.includes_commit.as_ref().map(|c| c.get_ref().clone()),
         curves,
         frontends: raw.frontends,
         thinking: raw
@@ -450,8 +452,24 @@ fn lane(
     })
 }
 
+/// `master-commit`, `recipe-commit`, `includes-commit`: 7+ hex digits.
+fn check_commit_keys(raw: &RawLane, err: &mut dyn FnMut(String)) {
+    for (key, c) in [
+        ("master-commit", &raw.master_commit),
+        ("recipe-commit", &raw.recipe_commit),
+        ("includes-commit", &raw.includes_commit),
+    ] {
+        if let Some(c) = c.as_ref().filter(|c| !is_commit_prefix(c.get_ref())) {
+            err(format!(
+                "{key} = \"{}\": write a commit id of at least 7 hex digits",
+                c.get_ref()
+            ));
+        }
+    }
+}
+
 /// `verified` ⇒ run and date; `verified-pr` ⇒ run, comment and PR;
-/// `in-progress` ⇒ PR and no run.
+/// `in-progress` ⇒ no run (a PR when there is one).
 fn check_status(raw: &RawLane, err: &mut dyn FnMut(String)) {
     let need = |ok: bool, what: &str, err: &mut dyn FnMut(String)| {
         if !ok {
@@ -469,7 +487,8 @@ fn check_status(raw: &RawLane, err: &mut dyn FnMut(String)) {
             need(raw.pr.is_some(), "pr", err);
         }
         RunStatus::InProgress => {
-            need(raw.pr.is_some(), "pr", err);
+            // A pull request is optional: work can be in progress on a commit
+            // no pull request holds yet.
             if raw.run.is_some() || raw.date.is_some() || raw.comment.is_some() {
                 err("status in-progress has no `run`, `date` or `comment` yet".into());
             }

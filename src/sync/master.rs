@@ -18,6 +18,12 @@ pub(super) struct MasterEntry {
     pub model_prefix: String,
     /// `cluster:<fleet>`.
     pub runner: String,
+    /// `fp4`, `fp8`, … (the launcher's `PRECISION`; bash lanes name their script by it).
+    pub precision: Option<String>,
+    /// `sglang` or `dynamo-sglang`.
+    pub framework: String,
+    /// The agentic scenario's `dram-utilization`, as Python prints it (`0.8`).
+    pub dram_utilization: Option<String>,
     pub rows: Vec<Row>,
 }
 
@@ -45,7 +51,18 @@ pub(super) enum RowKind {
         settings: Vec<String>,
     },
     /// A single-node row without a recipe: InferenceX runs a bash script.
-    Bash,
+    Bash(BashRow),
+}
+
+/// What a bash row hands the launcher (docs/sync-bash-lanes.md, "The point's env").
+#[derive(Debug, Clone, Default)]
+pub(super) struct BashRow {
+    pub tp: Option<i64>,
+    pub ep: Option<i64>,
+    pub dp_attn: Option<bool>,
+    pub kv_offloading: Option<String>,
+    /// `kv-offload-backend.name`.
+    pub kv_backend: Option<String>,
 }
 
 const ROW_KEYS: &[&str] = &[
@@ -79,7 +96,8 @@ pub(super) fn entry(doc: &Node, key: &str, at: &str) -> Result<Option<MasterEntr
     };
     // The front door itself comes from the recipe; the framework only says
     // whether the generator knows the lane's kind at all.
-    match text("framework")?.as_str() {
+    let framework = text("framework")?;
+    match framework.as_str() {
         "sglang" | "dynamo-sglang" => {}
         other => {
             return Err(format!(
@@ -87,7 +105,8 @@ pub(super) fn entry(doc: &Node, key: &str, at: &str) -> Result<Option<MasterEntr
             ));
         }
     }
-    let rows = rows(node, &here)?;
+    let (rows, dram_utilization) = rows(node, &here)?;
+    let precision = node.get("precision").and_then(|v| v.python_str());
     let (image, model, model_prefix, runner) = (
         text("image")?,
         text("model")?,
@@ -100,11 +119,16 @@ pub(super) fn entry(doc: &Node, key: &str, at: &str) -> Result<Option<MasterEntr
         model,
         model_prefix,
         runner,
+        precision,
+        framework,
+        dram_utilization,
         rows,
     }))
 }
 
-fn rows(node: &Node, here: &str) -> Result<Vec<Row>, String> {
+type Rows = (Vec<Row>, Option<String>);
+
+fn rows(node: &Node, here: &str) -> Result<Rows, String> {
     let scenarios = node
         .get("scenarios")
         .and_then(|s| s.get("agentic-coding"))
@@ -120,13 +144,17 @@ fn rows(node: &Node, here: &str) -> Result<Vec<Row>, String> {
         .get("search-space")
         .and_then(|s| s.as_seq())
         .ok_or_else(|| format!("{here}: the agentic-coding scenario has no `search-space` list"))?;
-    space
+    let dram = scenario
+        .get("dram-utilization")
+        .and_then(|d| d.python_str());
+    let rows = space
         .iter()
         .enumerate()
         .map(|(item, r)| {
             row(item, r).map_err(|e| format!("{here}: search-space[{item}] (line {}): {e}", r.line))
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    Ok((rows, dram))
 }
 
 fn row(item: usize, r: &Node) -> Result<Row, String> {
@@ -158,7 +186,16 @@ fn row(item: usize, r: &Node) -> Result<Row, String> {
     } else if r.get("worker").is_some() || r.get("prefill").is_some() {
         multi_node(r)?
     } else {
-        RowKind::Bash
+        RowKind::Bash(BashRow {
+            tp: r.get("tp").and_then(|v| v.as_int()),
+            ep: r.get("ep").and_then(|v| v.as_int()),
+            dp_attn: r.get("dp-attn").and_then(|v| v.as_bool()),
+            kv_offloading: r.get("kv-offloading").and_then(|v| v.python_str()),
+            kv_backend: r
+                .get("kv-offload-backend")
+                .and_then(|b| b.get("name"))
+                .and_then(|n| n.python_str()),
+        })
     };
     Ok(Row {
         item,
@@ -249,7 +286,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(e.rows[2].kind, RowKind::Bash));
+        assert!(matches!(&e.rows[2].kind, RowKind::Bash(b) if b.tp == Some(8)));
         assert!(entry(&doc, "nope", "m").unwrap().is_none());
         let vllm = yaml::parse(
             "k:\n  image: i\n  model: m\n  model-prefix: p\n  runner: r\n  framework: vllm\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - { tp: 2, conc-list: [1] }\n",

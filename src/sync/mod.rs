@@ -15,6 +15,7 @@
 //! May use: `data`, `decode` (the round trip, and the rules the encoding
 //! mirrors), `manifest` (the comparison with `--previous`), `util`.
 
+mod bash;
 mod cells;
 mod doors;
 mod encode;

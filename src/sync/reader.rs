@@ -71,4 +71,18 @@ impl<'a> Reader<'a> {
         self.files.insert(key, found.clone());
         Ok(found)
     }
+
+    /// The text of `repo_path` at `commit` (layout prefix first, as
+    /// [`Reader::yaml`]): `(path, path@short, text)`; `Ok(None)` when absent.
+    /// Not cached: bash lanes read a script and a library once per lane.
+    pub(super) fn text(
+        &mut self,
+        commit: &str,
+        repo_path: &str,
+    ) -> Result<Option<(String, String, String)>, String> {
+        let resolved = self.resolve(commit)?;
+        let short: String = commit.chars().take(8).collect();
+        Ok(source::locate(self.src, &resolved, repo_path)?
+            .map(|(path, text)| (path.clone(), format!("{path}@{short}"), text)))
+    }
 }

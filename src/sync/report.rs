@@ -13,6 +13,7 @@ use super::lane_manifest::{LaneManifest, status_id};
 use super::page::PageOut;
 use super::previous::PreviousPage;
 use crate::manifest::{self, Manifest, ManifestDiff, ManifestEntry};
+use crate::util::escape::{code, table_cell, text};
 
 pub(super) struct Input<'a> {
     pub(super) manifest: &'a LaneManifest,
@@ -63,16 +64,18 @@ pub(super) struct Report {
 impl Report {
     pub(super) fn new(input: &Input<'_>) -> Report {
         let m = input.manifest;
+        // Data text (manifest, recipes, lane names) goes in through the
+        // escaping module: the report is Markdown for a pull request.
         let intro = format!(
-            "# AgentX sync\n\nManifest `{}` over the InferenceX {} (main `{}`), generated on {}.\n\n",
-            m.path.display(),
-            input.source,
-            short(&m.source.main),
-            m.source.generated_on
+            "# AgentX sync\n\nManifest {} over the InferenceX {} (main {}), generated on {}.\n\n",
+            code(&m.path.display().to_string()),
+            text(&input.source),
+            code(short(&m.source.main)),
+            text(&m.source.generated_on.to_string())
         );
         let mut page_files = String::new();
         for p in input.pages {
-            page_files.push_str(&format!("\n- `{}` → `{}`", p.page, p.file_name));
+            page_files.push_str(&format!("\n- {} → {}", code(&p.page), code(&p.file_name)));
             if !p.carried.is_empty() {
                 page_files.push_str(&format!(" ({} cells carried over)", p.carried.len()));
             }
@@ -94,7 +97,10 @@ impl Report {
         out.push_str(pages_table);
         out.push_str(&self.page_files);
         if let (Some(dir), Some(table)) = (&self.previous_dir, comparison_table) {
-            out.push_str(&format!("\n## Against the previous data (`{dir}`)\n\n"));
+            out.push_str(&format!(
+                "\n## Against the previous data ({})\n\n",
+                code(dir)
+            ));
             out.push_str(table);
         }
         out.push_str(&self.rest);
@@ -113,18 +119,17 @@ fn lanes_and_notes(input: &Input<'_>) -> String {
     if !m.skips.is_empty() {
         out.push_str("\n## Skipped lanes\n\n");
         for s in &m.skips {
-            out.push_str(&format!("- `{}`: {}\n", s.config_key, s.reason));
+            out.push_str(&format!("- {}: {}\n", code(&s.config_key), text(&s.reason)));
         }
     }
     let mut notes: Vec<String> = input.notes.to_vec();
     for r in input.lanes {
-        notes.extend(
-            r.notes
-                .iter()
-                .map(|n| format!("`{}`: {n}", r.lane.config_key)),
-        );
+        // A lane's notes are Markdown made with the escaping module; the
+        // manifest's own note is text.
+        let key = code(&r.lane.config_key);
+        notes.extend(r.notes.iter().map(|n| format!("{key}: {n}")));
         if let Some(n) = &r.lane.note {
-            notes.push(format!("`{}`: {n}", r.lane.config_key));
+            notes.push(format!("{key}: {}", text(n)));
         }
     }
     if !notes.is_empty() {
@@ -173,9 +178,10 @@ fn lane_row(r: &LaneResult, pages: &[PageOut]) -> String {
             .join(", ")
     };
     format!(
-        "| {} | `{key}`{how} | `{}` | {} | {cells} | {points} | {left_out} |\n",
-        r.lane.page,
-        short(&r.lane.commit),
+        "| {} | {}{how} | {} | {} | {cells} | {points} | {left_out} |\n",
+        table_cell(&text(&r.lane.page)),
+        table_cell(&code(key)),
+        table_cell(&code(short(&r.lane.commit))),
         status_id(r.lane.status)
     )
 }

@@ -1,6 +1,6 @@
 //! Where InferenceX files come from: a git directory (read with `git show
 //! <commit>:<path>`) or a snapshot folder `SRC/<commit or unique prefix>/<path>`.
-//! One trait hides which. Uses nothing else of the crate.
+//! One trait hides which. Uses `util::fs` to read a snapshot's files.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -186,15 +186,43 @@ impl Source for SnapshotSource {
         }
     }
 
+    /// Only regular files are read, through real directories: a symlink
+    /// anywhere on the way (the commit folder included) is refused, since it
+    /// could read anything on this machine (`/proc/self/environ`, a
+    /// `/dev/zero` that never ends); a FIFO, device or socket is refused
+    /// before it is opened (a FIFO would block the sync for good); a file
+    /// over the cap of data files is refused too.
     fn read(&self, resolved: &str, path: &str) -> Result<Option<String>, String> {
         check_repo_path(path)?;
-        let p = self.dir.join(resolved).join(path);
-        match std::fs::read_to_string(&p) {
-            Ok(text) => Ok(Some(text)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) if p.is_dir() => Err(format!("{} is a directory: {e}", p.display())),
-            Err(e) => Err(format!("cannot read {}: {e}", p.display())),
+        let mut p = self.dir.clone();
+        let parts: Vec<&str> = std::iter::once(resolved).chain(path.split('/')).collect();
+        for (i, part) in parts.iter().enumerate() {
+            p.push(part);
+            let last = i + 1 == parts.len();
+            match std::fs::symlink_metadata(&p) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(format!("cannot read {}: {e}", p.display())),
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(format!(
+                        "{} in the {} is a symlink: a snapshot is read as regular files and \
+                         directories only (a symlink could read any file of this machine); \
+                         replace it with what it points to",
+                        p.display(),
+                        self.describe()
+                    ));
+                }
+                Ok(m) if m.is_dir() && last => {
+                    return Err(format!("{} is a directory, not a file", p.display()));
+                }
+                // A file where a directory should be: the path is not there.
+                Ok(m) if !m.is_dir() && !last => return Ok(None),
+                Ok(_) => {}
+            }
         }
+        let max = crate::util::fs::DEFAULT_MAX_FILE_MIB << 20;
+        crate::util::fs::read_regular_to_string(&p, max)
+            .map(Some)
+            .map_err(|e| format!("{e:#}"))
     }
 
     fn describe(&self) -> String {
@@ -229,6 +257,112 @@ mod tests {
             assert!(check_repo_path(bad).is_err(), "{bad}");
         }
         assert!(check_repo_path("inferencex-e2e/configs/nvidia-master.yaml").is_ok());
+    }
+
+    /// Regression (issue 25): a snapshot folder's symlinks were followed, a
+    /// FIFO hung the sync and `/dev/zero` was read without end. Each is now
+    /// refused with its path, quickly.
+    /// A snapshot folder `snap/` holding every kind of entry, and the cases
+    /// to read: (commit, path, a piece of the refusal).
+    #[cfg(unix)]
+    fn snapshot_of_every_kind(
+        dir: &Path,
+    ) -> (
+        std::os::unix::net::UnixListener,
+        Vec<(&'static str, &'static str, &'static str)>,
+    ) {
+        use std::os::unix::fs::symlink;
+        let commit = dir.join("snap/e79239ba");
+        std::fs::create_dir_all(commit.join("configs")).unwrap();
+        std::fs::create_dir_all(dir.join("elsewhere")).unwrap();
+        std::fs::write(dir.join("elsewhere/secret.yaml"), "secret: 1\n").unwrap();
+        std::fs::write(commit.join("configs/ok.yaml"), "a: 1\n").unwrap();
+        symlink(
+            dir.join("elsewhere/secret.yaml"),
+            commit.join("linked.yaml"),
+        )
+        .unwrap();
+        symlink("/dev/zero", commit.join("zero.yaml")).unwrap();
+        symlink(dir.join("elsewhere"), commit.join("linked-dir")).unwrap();
+        symlink("e79239ba", dir.join("snap/0f45d5f4")).unwrap();
+        let fifo = std::ffi::CString::new(commit.join("fifo.yaml").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let socket = std::os::unix::net::UnixListener::bind(commit.join("socket.yaml")).unwrap();
+        let mut cases = vec![
+            (
+                "e79239ba",
+                "linked.yaml",
+                "linked.yaml in the snapshot folder",
+            ),
+            ("e79239ba", "zero.yaml", "zero.yaml in the snapshot folder"),
+            (
+                "e79239ba",
+                "linked-dir/secret.yaml",
+                "linked-dir in the snapshot folder",
+            ),
+            (
+                "0f45d5f4",
+                "configs/ok.yaml",
+                "0f45d5f4 in the snapshot folder",
+            ),
+            (
+                "e79239ba",
+                "fifo.yaml",
+                "fifo.yaml is a FIFO, not a regular file",
+            ),
+            (
+                "e79239ba",
+                "socket.yaml",
+                "socket.yaml is a socket, not a regular file",
+            ),
+        ];
+        // A device node, where this system lets the test make one.
+        let dev = std::ffi::CString::new(commit.join("dev.yaml").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mknod only creates a node (/dev/zero's numbers).
+        if unsafe { libc::mknod(dev.as_ptr(), libc::S_IFCHR | 0o644, libc::makedev(1, 5)) } == 0 {
+            cases.push(("e79239ba", "dev.yaml", "dev.yaml is a character device"));
+        }
+        (socket, cases)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn snapshot_reads_regular_files_only() {
+        let dir = crate::test_support::temp("snapshot-kinds");
+        let (_socket, cases) = snapshot_of_every_kind(&dir);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let snap = dir.join("snap");
+        let reads = cases.clone();
+        std::thread::spawn(move || {
+            let src = open(&snap).unwrap();
+            for (commit, path, _) in reads {
+                let _ = tx.send(src.read(commit, path));
+            }
+        });
+        for (commit, path, want) in cases {
+            let got = rx
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .unwrap_or_else(|_| panic!("{commit}/{path}: still reading after 10 s"));
+            let err = got.expect_err(path);
+            assert!(
+                err.contains(want),
+                "{commit}/{path}: want {want:?} in {err}"
+            );
+            assert!(!err.contains("secret"), "{err}");
+        }
+        let src = open(&dir.join("snap")).unwrap();
+        assert_eq!(
+            src.read("e79239ba", "configs/ok.yaml").unwrap().as_deref(),
+            Some("a: 1\n")
+        );
+        assert_eq!(src.read("e79239ba", "configs/ok.yaml/x").unwrap(), None);
+        assert_eq!(src.read("e79239ba", "nothing/here.yaml").unwrap(), None);
+        assert!(
+            src.read("e79239ba", "configs")
+                .unwrap_err()
+                .contains("is a directory")
+        );
     }
 
     #[test]

@@ -3,12 +3,17 @@
 //! with the line of every node kept so errors can name it.
 //!
 //! Parsing is yaml-rust2's event API; this module only builds the tree and
-//! resolves plain scalars. Uses nothing else of the crate.
+//! resolves plain scalars. What the text may hold is checked in [`text`]
+//! (characters PyYAML refuses; scalars that open mdBook's include syntax),
+//! each refusal with its line. Uses only `util::escape` of the crate.
 
 use std::collections::HashMap;
 
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+mod text;
+use text::refuse_mdbook_link;
 
 /// A YAML value. Mappings keep their key order (recipe order matters for
 /// frontend arguments) and their keys as written.
@@ -135,6 +140,7 @@ pub(super) fn python_float(f: f64) -> String {
 
 /// Parses one YAML document. Errors name the line.
 pub(super) fn parse(text: &str) -> Result<Node, String> {
+    text::printable(text)?;
     let mut builder = Builder::default();
     let mut parser = Parser::new_from_str(text);
     parser
@@ -185,6 +191,7 @@ impl Builder {
     fn event(&mut self, ev: Event, line: usize) -> Result<(), String> {
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
+                refuse_mdbook_link(&text, line)?;
                 let plain_key = style == TScalarStyle::Plain && tag.is_none();
                 if self.expects_key() {
                     return self.set_key(text, plain_key, line);

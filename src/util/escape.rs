@@ -10,6 +10,14 @@
 //! of them (only `\n`/`\r` become spaces, because every place data goes is
 //! one line of Markdown).
 //!
+//! What mdBook's own `links` preprocessor would read in text (`{{#include
+//! …}}`, split over strings and lines or not) is found by [`mdbook_link`]
+//! and [`mdbook_link_opening`]: such data is refused, since commands and
+//! code are printed verbatim.
+//!
+//! Text for a terminal goes through [`terminal_text`] (and JSON through
+//! [`terminal_json`]): control characters are shown as escapes.
+//!
 //! The escapes are checked against the Markdown parser itself, not against
 //! expectations: the tests parse what these functions produce (in a
 //! paragraph, a list item, a heading, a table cell, a link) and compare the
@@ -17,6 +25,11 @@
 //! strings.
 
 use std::fmt::Write as _;
+
+mod mdbook;
+mod terminal;
+pub(crate) use mdbook::{mdbook_link, mdbook_link_opening};
+pub use terminal::{terminal_json, terminal_text};
 
 /// Characters that mean something inline anywhere in a line: escapes, code
 /// spans, emphasis, strikethrough, links/images/footnotes, raw HTML and

@@ -12,6 +12,8 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use self::inside::Reach;
+
 use anyhow::{Context, Result, anyhow};
 
 /// Default cap on one file read by a build, in MiB (`max-file-mib` under
@@ -130,6 +132,9 @@ impl std::error::Error for Refusal {}
 pub(crate) struct Bounds {
     /// The book root, resolved (no symlinks, no `..`).
     root: PathBuf,
+    /// The book root as given, made absolute (`..` resolved, symlinks
+    /// kept): paths built from it are inside too.
+    given_root: PathBuf,
     allow_outside: bool,
     max_file_size: u64,
     /// A walk visits at most this many entries ([`MAX_WALK_ENTRIES`]).
@@ -142,6 +147,7 @@ impl Bounds {
         let resolved = std::fs::canonicalize(root)
             .with_context(|| format!("cannot open book directory {}", root.display()))?;
         Ok(Bounds {
+            given_root: normalize(&std::path::absolute(root)?),
             root: resolved,
             allow_outside,
             max_file_size: max_file_mib.saturating_mul(1 << 20),
@@ -161,18 +167,19 @@ impl Bounds {
 
     /// `path` with symlinks followed and `..` resolved; refused when that is
     /// outside the book root (and `allow-outside` is off). The path must exist.
+    ///
+    /// Refused by path first, then looked at ([`Bounds::walk_inside`]):
+    /// whether a file outside the book exists, or where a symlink there
+    /// leads, is not for a book to learn from the messages.
     pub(crate) fn resolve(&self, path: &Path) -> Result<PathBuf> {
-        let resolved = std::fs::canonicalize(path)
-            .with_context(|| format!("cannot read {}", shown_path(path).display()))?;
-        if !self.allow_outside && !resolved.starts_with(&self.root) {
-            return Err(Refusal::Outside {
-                path: path.to_path_buf(),
-                resolved,
-                root: self.root.clone(),
-            }
-            .into());
+        let cannot = || format!("cannot read {}", shown_path(path).display());
+        if self.allow_outside {
+            return std::fs::canonicalize(path).with_context(cannot);
         }
-        Ok(resolved)
+        match self.walk_inside(path)? {
+            Reach::Found(resolved) => Ok(resolved),
+            Reach::Missing(e) => Err(anyhow!(e).context(cannot())),
+        }
     }
 
     /// Whether `path` (which may no longer exist) lies inside the bounds, as
@@ -201,9 +208,11 @@ impl Bounds {
     pub(crate) fn files_below(
         &self,
         dir: &Path,
-        mut prune: impl FnMut(&Path) -> bool,
+        prune: impl FnMut(&Path) -> bool,
     ) -> Result<Vec<PathBuf>> {
         self.resolve(dir)?;
+        // Asked by the walk's filter and for entries it reports as errors.
+        let prune = std::cell::RefCell::new(prune);
         let refused: std::cell::RefCell<Option<anyhow::Error>> = Default::default();
         let mut out = Vec::new();
         let walk = walkdir::WalkDir::new(dir)
@@ -213,25 +222,17 @@ impl Bounds {
                 if e.depth() == 0 {
                     return true;
                 }
-                if prune(e.path()) {
+                if (prune.borrow_mut())(e.path()) {
                     return false;
                 }
                 // A symlink is checked before the walk enters it: a link to
                 // `/` must not be walked. A dangling one is listed, so that
                 // reading it reports it where the file is used.
                 if e.path_is_symlink()
-                    && let Ok(real) = std::fs::canonicalize(e.path())
                     && !self.allow_outside
-                    && !real.starts_with(&self.root)
+                    && let Err(refusal) = self.walk_inside(e.path())
                 {
-                    refused.borrow_mut().get_or_insert_with(|| {
-                        Refusal::Outside {
-                            path: e.path().to_path_buf(),
-                            resolved: real,
-                            root: self.root.clone(),
-                        }
-                        .into()
-                    });
+                    refused.borrow_mut().get_or_insert_with(|| refusal.into());
                     return false;
                 }
                 true
@@ -258,6 +259,9 @@ impl Bounds {
                     return Err(anyhow!("cannot list {}: {e}", dir.display()));
                 }
                 Err(e) => match e.path() {
+                    // A dangling link: listed (unless pruned), so that reading it
+                    // reports it.
+                    Some(p) if (prune.borrow_mut())(p) => {}
                     Some(p) => out.push(p.to_path_buf()),
                     None => return Err(anyhow!("cannot list {}: {e}", dir.display())),
                 },
@@ -440,12 +444,15 @@ pub(crate) fn resolve_output_dir(out: &Path) -> Result<PathBuf> {
 pub(crate) fn files_below(dir: &Path, prune: impl FnMut(&Path) -> bool) -> Result<Vec<PathBuf>> {
     Bounds {
         root: PathBuf::from("/"),
+        given_root: PathBuf::from("/"),
         allow_outside: true,
         max_file_size: 0,
         max_entries: MAX_WALK_ENTRIES,
     }
     .files_below(dir, prune)
 }
+
+mod inside;
 
 #[cfg(all(test, unix))]
 mod tests;

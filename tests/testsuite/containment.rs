@@ -85,7 +85,18 @@ const CASES: &[(&str, Attack, &str, &str)] = &[
         "absolute SUMMARY entry",
         |b| edit(&b.join("src/SUMMARY.md"), "(plain.md)", "(/etc/passwd)"),
         "build",
-        "SUMMARY.md:4: chapter `Plain` points to /etc/passwd, which is not inside the source directory",
+        "SUMMARY.md:4: chapter `Plain` points to /etc/passwd, an absolute path outside the source directory",
+    ),
+    (
+        // Regression (issue 25): refused as "not inside the source
+        // directory", which it is; the reason is that it is absolute.
+        "absolute SUMMARY entry inside the source directory",
+        |b| {
+            let abs = b.join("src/plain.md").display().to_string();
+            edit(&b.join("src/SUMMARY.md"), "(plain.md)", &format!("({abs})"));
+        },
+        "build",
+        "/src/plain.md, an absolute path: chapter paths are relative to the source directory ./src, without `..` or a leading `/`; write it as `plain.md`",
     ),
     (
         "SUMMARY entry climbing out",
@@ -97,7 +108,7 @@ const CASES: &[(&str, Attack, &str, &str)] = &[
             )
         },
         "build",
-        "chapter `Plain` points to ../../outside.md, which is not inside the source directory",
+        "chapter `Plain` points to ../../outside.md, which climbs out of the source directory",
     ),
     (
         "additional-css climbing out",
@@ -138,6 +149,20 @@ const CASES: &[(&str, Attack, &str, &str)] = &[
         |b| directive(b, "data=\"../outside.json\""),
         "build",
         "outside.json, outside the book",
+    ),
+    (
+        // Refused by path, not looked up: the message is the one an
+        // existing file outside gets (issue 25: it said "cannot read").
+        "data= absolute, missing",
+        |b| directive(b, "data=\"/nonexistent-agentx/x.json\""),
+        "build",
+        "/nonexistent-agentx/x.json resolves to /nonexistent-agentx/x.json, outside the book",
+    ),
+    (
+        "data= climbing out to a missing file",
+        |b| directive(b, "data=\"../missing-outside.json\""),
+        "build",
+        "missing-outside.json, outside the book",
     ),
     (
         "data= /dev/zero",
@@ -254,7 +279,19 @@ fn listing(dir: &Path, skip: &Path) -> Vec<(PathBuf, u64)> {
 
 /// Runs the binary with `args`, killed (and the test failed) after 60 s:
 /// a FIFO must not hang a build.
-fn run_bounded(args: &[&str], dir: &Path) -> (i32, String) {
+pub(crate) fn run_bounded(args: &[&str], dir: &Path) -> (i32, String) {
+    let (code, err) = run_killed_after(args, dir, Duration::from_secs(60));
+    let code = code.unwrap_or_else(|| panic!("{args:?} still running after 60 s"));
+    (code, err)
+}
+
+/// Runs the binary with `args` in `dir`: its exit code (-1 for a signal;
+/// `None` when it was still running after `limit` and was killed) and stderr.
+pub(crate) fn run_killed_after(
+    args: &[&str],
+    dir: &Path,
+    limit: Duration,
+) -> (Option<i32>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
         .args(args)
         .current_dir(dir)
@@ -263,18 +300,20 @@ fn run_bounded(args: &[&str], dir: &Path) -> (i32, String) {
         .spawn()
         .unwrap();
     let start = Instant::now();
-    loop {
+    let code = loop {
         if let Some(status) = child.try_wait().unwrap() {
-            let mut err = String::new();
-            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-            return (status.code().unwrap_or(-1), err);
+            break Some(status.code().unwrap_or(-1));
         }
-        if start.elapsed() > Duration::from_secs(60) {
+        if start.elapsed() > limit {
             let _ = child.kill();
-            panic!("{args:?} still running after 60 s");
+            let _ = child.wait();
+            break None;
         }
         std::thread::sleep(Duration::from_millis(20));
-    }
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    (code, err)
 }
 
 /// A mini book with the files "outside" beside it.
@@ -398,7 +437,7 @@ fn serve_refuses_them_too() {
             .1
             .recv_timeout(deadline - Instant::now())
             .expect("serve reports");
-        refused |= line.contains("points to /etc/passwd, which is not inside the source directory");
+        refused |= line.contains("points to /etc/passwd, an absolute path outside the source");
         if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
             port = rest.split('/').next().and_then(|p| p.parse::<u16>().ok());
         }

@@ -217,6 +217,52 @@ impl Drop for MdbookServe {
     }
 }
 
+/// Regression (issue 25): a chapter listed in `SUMMARY.md` by a path that
+/// climbs out with `..` got its directive expanded, and mdBook wrote the
+/// generated deployment pages beside it, outside `book/`. (mdBook 0.5.4
+/// stops on an absolute path itself; the protocol test covers that.)
+#[test]
+fn mdbook_build_refuses_a_chapter_outside_the_source_directory() {
+    if !support::mdbook_available() {
+        return;
+    }
+    let book = init_book();
+    run_ok(bin().arg("install").arg(&*book));
+    let outside = book.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("evil.md"),
+        "# Evil\n\n<<agentx page=\"Mini-Test\">>\n",
+    )
+    .unwrap();
+    for path in ["../../outside/evil.md", "../../outside/../outside/evil.md"] {
+        let summary = "# Summary\n\n- [Chapter 1](./chapter_1.md)\n";
+        std::fs::write(
+            book.join("src/SUMMARY.md"),
+            format!("{summary}- [Evil]({path})\n"),
+        )
+        .unwrap();
+        let out = mdbook(&book, &["build"]).output().unwrap();
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{path}: {err}");
+        assert!(
+            err.contains(&format!(
+                "chapter `Evil` has the path {path}, which leaves the source"
+            )),
+            "{path}: {err}"
+        );
+        let written: Vec<_> = std::fs::read_dir(&outside)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            written,
+            ["evil.md"],
+            "{path}: nothing written beside the chapter"
+        );
+    }
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -192,15 +192,18 @@ fn output_contained_and_never_half_written() {
         &["-d", outside.to_str().unwrap(), "--allow-dest-outside"],
     );
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    for over in [
-        book.join("content"),
-        book.to_path_buf(),
-        book.join("content/models"),
+    for (over, what) in [
+        (book.join("content"), "it is the source directory content/"),
+        (book.to_path_buf(), "it is the book root"),
+        (
+            book.join("content/models"),
+            "it is inside the source directory content/",
+        ),
     ] {
         let r = markdown(&book, &["-d", over.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&r.stderr);
         assert!(
-            err.contains("would overwrite the book or its sources"),
+            err.contains(what) && err.contains("could destroy it"),
             "{}: {err}",
             over.display()
         );

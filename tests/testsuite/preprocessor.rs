@@ -136,6 +136,32 @@ fn protocol_reports_bad_config() {
     assert!(stderr.contains("data_dri"), "{stderr}");
 }
 
+/// Regression (issue 25): in protocol mode a chapter with a directive
+/// whose path is absolute or climbs out with `..` is refused, naming the
+/// chapter and the fix (its AgentX pages would be written outside `book/`);
+/// nothing is printed on stdout.
+#[test]
+fn protocol_refuses_chapters_outside_the_source_directory() {
+    let (input, _, _) = protocol_input();
+    for path in ["../../outside/mini.md", "/tmp/mini.md", "a/../../mini.md"] {
+        let moved = input.replace("\"mini.md\"", &format!("\"{path}\""));
+        let (code, stdout, stderr) = run_with_stdin(&[], &moved);
+        assert_eq!(code, 1, "{path}: {stderr}");
+        assert!(stdout.is_empty(), "{path}");
+        assert!(
+            stderr.contains(&format!(
+                "chapter `Mini` has the path {path}, which leaves the source directory src"
+            )),
+            "{path}: {stderr}"
+        );
+        assert!(stderr.contains("Move the chapter into src"), "{stderr}");
+    }
+    // A chapter without a directive is mdBook's business: left alone.
+    let plain = input.replace("\"plain.md\"", "\"../plain.md\"");
+    let (code, _, stderr) = run_with_stdin(&[], &plain);
+    assert_eq!(code, 0, "{stderr}");
+}
+
 fn mini_library() -> Library {
     Library::load(&support::fixture(""), Path::new("data")).unwrap()
 }

@@ -61,9 +61,12 @@ fn output_entries(book: &Path) -> Vec<String> {
 #[test]
 fn a_reader_never_misses_index_html_across_100_builds() {
     let book = support::mini_book("publish-100");
-    // The layout before this version: a real directory, filled by hand here.
+    // The layout before this version: a real directory, filled by hand here
+    // (with the manifest every version writes, which tells the output rule
+    // that this tool made it).
     std::fs::create_dir_all(book.join("book")).unwrap();
     std::fs::write(book.join("book/index.html"), "old layout").unwrap();
+    std::fs::write(book.join("book/agentx-manifest.json"), "[]").unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let reader = {
         let (stop, book) = (stop.clone(), book.to_path_buf());
@@ -198,6 +201,7 @@ fn an_output_directory_that_is_a_mount_point_is_synced_in_place() {
     std::fs::create_dir_all(book.join("book")).unwrap();
     std::fs::write(book.join("book/index.html"), "old").unwrap();
     std::fs::write(book.join("book/stale.html"), "stale").unwrap();
+    std::fs::write(book.join("book/agentx-manifest.json"), "[]").unwrap();
     let script = r#"set -e
         mount --bind "$0/book" "$0/book"
         "$1" build "$0"
@@ -233,4 +237,54 @@ fn an_output_directory_that_is_a_mount_point_is_synced_in_place() {
     assert!(support::read(&site.join("index.html")).contains("<html"));
     assert!(!site.join("stale.html").exists());
     assert_eq!(output_entries(&book), ["book"], "no generation left");
+}
+
+/// Regression (issue 25): with a mount point as the output directory (the
+/// sync-in-place fallback), a full disk published half a site and left a
+/// partial temporary file that kept the disk full. Now every new file is
+/// written before any is renamed into place: the failed build leaves the
+/// old site byte for byte and no temporary file, says so, and the next
+/// build that fits publishes. The output is a 1 MiB tmpfs; the site takes
+/// about 280 KiB, the second build adds an 800 KB file.
+#[test]
+fn a_full_mount_point_keeps_the_old_site_and_no_partial_file() {
+    let book = support::mini_book("publish-full");
+    std::fs::create_dir_all(book.join("book")).unwrap();
+    let script = r#"set -e
+        mount -t tmpfs -o size=1m tmpfs "$0/book" || { echo cannot-mount; exit 0; }
+        "$1" build "$0"
+        cd "$0/book"
+        find . -type f | sort | xargs md5sum > "$0/before.sums"
+        printf '# Plain\n\nSecond build.\n' > "$0/src/plain.md"
+        head -c 800000 /dev/zero > "$0/src/big.bin"
+        if "$1" build "$0" 2> "$0/second.err"; then echo second-build-fitted; exit 1; fi
+        find . -type f | sort | xargs md5sum > "$0/after.sums"
+        rm "$0/src/big.bin"
+        "$1" build "$0"
+        grep -q 'Second build.' plain.html
+        echo third-build-published"#;
+    let run = in_mount_namespace(&book, script);
+    let Some(run) = run.filter(|r| !String::from_utf8_lossy(&r.stdout).contains("cannot-mount"))
+    else {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root, unshare and mount)");
+        return;
+    };
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("third-build-published"),
+        "{stdout}\n{stderr}"
+    );
+    let second = support::read(&book.join("second.err"));
+    assert!(second.contains("(the disk is full)"), "{second}");
+    assert!(second.contains("was left as it was"), "{second}");
+    let (before, after) = (
+        support::read(&book.join("before.sums")),
+        support::read(&book.join("after.sums")),
+    );
+    assert!(before.contains("./index.html"), "{before}");
+    assert_eq!(after, before, "the old site, whole, and no temporary file");
 }

@@ -244,6 +244,84 @@ fn serve_rebuilds_and_reloads_polling() {
     exercise(&server);
 }
 
+/// Waits up to 10 s for the page at `path` to contain `text`.
+fn wait_for_page(port: u16, path: &str, text: &str, step: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !get(port, path).2.contains(text) {
+        assert!(
+            Instant::now() < deadline,
+            "{step}: {path} never showed {text:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Regression (issue 25): after the source directory was moved away and
+/// back, or deleted and copied anew, edits were no longer seen (the watch
+/// of a directory moved away is dropped and never added back), and a data
+/// directory copied anew was not read again.
+fn rewatches_replaced_directories(server: &Server) {
+    let (port, book) = (server.port, &server.book);
+    let plain = book.join("src/plain.md");
+    std::fs::rename(book.join("src"), book.join("src.away")).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    std::fs::rename(book.join("src.away"), book.join("src")).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    edit(&plain, "No directive here", "Edited after a move");
+    wait_for_page(
+        port,
+        "/plain.html",
+        "Edited after a move",
+        "moved away and back",
+    );
+    let copy = support::temp("serve-src-copy");
+    support::copy_dir(&book.join("src"), &copy);
+    std::fs::remove_dir_all(book.join("src")).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    support::copy_dir(&copy, &book.join("src"));
+    std::thread::sleep(Duration::from_millis(500));
+    edit(&plain, "Edited after a move", "Edited after a copy");
+    wait_for_page(port, "/plain.html", "Edited after a copy", "copied anew");
+    // The data directory copied anew, with a changed file in it.
+    let data = support::temp("serve-data-copy");
+    support::copy_dir(&book.join("data"), &data);
+    edit(
+        &data.join("mini.json"),
+        "[\"--max-running-requests\", \"4\"]",
+        "[\"--max-running-requests\", \"7\"]",
+    );
+    std::fs::remove_dir_all(book.join("data")).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    support::copy_dir(&data, &book.join("data"));
+    wait_for_page(
+        port,
+        SUB,
+        "--max-running-requests</span> 7",
+        "data copied anew",
+    );
+    edit(
+        &book.join("data/mini.json"),
+        "[\"--max-running-requests\", \"7\"]",
+        "[\"--max-running-requests\", \"8\"]",
+    );
+    wait_for_page(
+        port,
+        SUB,
+        "--max-running-requests</span> 8",
+        "edit after the copy",
+    );
+}
+
+#[test]
+fn serve_rewatches_replaced_directories_native() {
+    rewatches_replaced_directories(&start("rewatch", &[]));
+}
+
+#[test]
+fn serve_rewatches_replaced_directories_polling() {
+    rewatches_replaced_directories(&start("rewatch-poll", &["--poll"]));
+}
+
 #[test]
 fn serve_never_leaves_the_site() {
     let server = start("paths", &[]);

@@ -360,10 +360,14 @@ fn config_key_absent_at_its_commit() {
     assert!(err.contains(want), "{err}");
 }
 
+/// A bash lane is interpreted (src/sync/bash); when its script is not at the
+/// commit, the error names the scripts the launcher would run and the way out.
 #[test]
-fn bash_lane_needs_carry_over() {
+fn bash_lane_without_its_script_names_it_and_carry_over() {
     let err = refused("bash", &lane("demo-fp8-h200-sglang-agentic-mtp", SHA, ""));
-    let want = "lanes.toml:6: lane `demo-fp8-h200-sglang-agentic-mtp`: a bash-script lane";
+    let want = "lanes.toml:6: lane `demo-fp8-h200-sglang-agentic-mtp`: a bash-script lane: none of \
+        benchmarks/single_node/agentic/demo_fp8_h200_sglang_mtp.sh, \
+        benchmarks/single_node/agentic/demo_fp8_h200_mtp.sh is at commit";
     assert!(err.contains(want), "{err}");
     assert!(err.contains("set `carry-over = true`"), "{err}");
     let carry = lane(
@@ -405,4 +409,65 @@ fn malformed_manifests_name_the_line() {
         ),
         "{err}"
     );
+}
+
+/// Regression (issue 25): the snapshot folder's master config replaced by
+/// a symlink to a file elsewhere, by a symlink to `/dev/zero`, and by a
+/// FIFO: each sync fails within 60 s, naming the file, and writes nothing
+/// (it followed the links, and hung on the FIFO).
+#[cfg(unix)]
+#[test]
+fn snapshot_symlinks_and_fifos_are_refused() {
+    let master = "a1b2c3d4/inferencex-e2e/configs/nvidia-master.yaml";
+    for (name, make, want) in [
+        (
+            "link",
+            "ln -s \"$1\" \"$0\"",
+            "nvidia-master.yaml in the snapshot folder",
+        ),
+        (
+            "zero",
+            "ln -s /dev/zero \"$0\"",
+            "nvidia-master.yaml in the snapshot folder",
+        ),
+        (
+            "fifo",
+            "mkfifo \"$0\"",
+            "nvidia-master.yaml is a FIFO, not a regular file",
+        ),
+    ] {
+        let snapshot = support::temp(&format!("snapshot-{name}"));
+        support::copy_dir(&fixture("snapshot"), &snapshot);
+        let real = snapshot.with_file_name("elsewhere.yaml");
+        std::fs::rename(snapshot.join(master), &real).unwrap();
+        let made = Command::new("sh")
+            .args(["-c", make])
+            .arg(snapshot.join(master))
+            .arg(&real)
+            .status()
+            .unwrap();
+        assert!(made.success(), "{name}");
+        let out = support::temp(&format!("snapshot-{name}-out"));
+        let manifest = fixture("demo-lanes.toml");
+        let child = std::thread::spawn(move || {
+            let o = sync(&manifest, &snapshot, Some(&fixture("previous")), &out);
+            (o, out.exists())
+        });
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !child.is_finished() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{name}: sync still running after 60 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let (o, wrote) = child.join().unwrap();
+        assert!(!o.status.success(), "{name}");
+        assert!(
+            stderr(&o).contains(want),
+            "{name}: want {want:?} in {}",
+            stderr(&o)
+        );
+        assert!(!wrote, "{name}: nothing written");
+    }
 }

@@ -166,7 +166,7 @@ fn assert_cell_facts(ours: &Path, real: &Path) {
 }
 
 /// The facts of a cell compared whole.
-const CELL_KEYS: [&str; 11] = [
+pub(crate) const CELL_KEYS: [&str; 11] = [
     "label",
     "detail",
     "gpus",

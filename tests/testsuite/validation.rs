@@ -152,8 +152,8 @@ const REFUSED: &[(&str, Mutation, &[&str])] = &[
     ),
     (
         "flag in kv.hicache.args",
-        |v| v["cells"][0]["kv"]["hicache"]["args"][0][0] = json!("--$(id)"),
-        &["cells[0].kv.hicache.args[0]", "`--$(id)`", FLAG_RULE],
+        |v| v["cells"][0]["kv"]["hicache"]["args"][0][0] = json!("--tp&id"),
+        &["cells[0].kv.hicache.args[0]", "`--tp&id`", FLAG_RULE],
     ),
 ];
 

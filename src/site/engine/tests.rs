@@ -9,6 +9,11 @@ use crate::test_support::{mini_book, read, repo, sample_book_copy};
 const CHANGE_KINDS: &[(&str, Option<ChangeKind>)] = &[
     ("book.toml", Some(ChangeKind::Config)),
     ("content/book.toml", Some(ChangeKind::Content)),
+    // The source or data directory itself moved, removed or created: its
+    // files may have changed without an event each.
+    ("content", Some(ChangeKind::Replaced)),
+    ("content/agentx", Some(ChangeKind::Replaced)),
+    ("content/models", Some(ChangeKind::Content)),
     ("templates/page.html", Some(ChangeKind::Theme)),
     ("agentx-theme/book.css", Some(ChangeKind::Theme)),
     ("agentx-theme/new/x.svg", Some(ChangeKind::Theme)),
@@ -33,6 +38,7 @@ const CHANGE_KINDS: &[(&str, Option<ChangeKind>)] = &[
 fn change_kinds() {
     let root = Path::new("/books/b");
     let book = BookInputs {
+        root: root.to_path_buf(),
         config: root.join("book.toml"),
         src: root.join("content"),
         data: root.join("content/agentx"),
@@ -61,6 +67,16 @@ fn editor_noise() {
     for n in ["a.md", "x.json", "book.toml"] {
         assert!(!is_editor_noise(Path::new(n)), "{n}");
     }
+}
+
+/// Changes the first `--max-running-requests` value of the data file at `data`.
+fn edit_a_command(data: &Path) {
+    let text = read(data).replacen(
+        "\"--max-running-requests\": [\"",
+        "\"--max-running-requests\": [\"1",
+        1,
+    );
+    std::fs::write(data, text).unwrap();
 }
 
 /// Rebuilds after `changes` and asserts the site equals a fresh render.
@@ -115,15 +131,7 @@ fn rebuilds_only_what_changed_and_match_a_fresh_render() {
     assert_eq!(rebuild(&[Change::Theme]), (0, 4));
     // A data file: the pages it feeds.
     let data = book.join("data/mini.json");
-    std::fs::write(
-        &data,
-        read(&data).replacen(
-            "\"--max-running-requests\": [\"",
-            "\"--max-running-requests\": [\"1",
-            1,
-        ),
-    )
-    .unwrap();
+    edit_a_command(&data);
     let (bodies, pages) = rebuild(&[Change::Data(vec![data.clone()])]);
     assert!(
         bodies >= 1 && bodies == pages && pages < 4,
@@ -235,4 +243,25 @@ fn deployment_edits_and_reverts_match_a_fresh_render() {
         let r = rebuild_like_fresh(&mut engine, &book, &change, &opts);
         assert!(r.rendered.files == first.rendered.files, "reverted");
     }
+}
+
+/// A data directory replaced whole (files changed without an event each):
+/// [`Change::Replaced`] reads the data again, so the site equals a fresh
+/// render; a content change alone would keep the old decoded data.
+#[test]
+fn a_replaced_data_directory_is_read_again() {
+    let book = mini_book("engine-replaced");
+    let opts = BuildOptions::default();
+    let mut engine = Engine::open(&book).unwrap();
+    let first = rebuild_like_fresh(&mut engine, &book, &[Change::Content], &opts);
+    let data = book.join("data/mini.json");
+    edit_a_command(&data);
+    let stale = engine.rebuild(&[Change::Content], &opts).unwrap();
+    assert!(stale.rendered.files == first.rendered.files, "data kept");
+    let dir = book.join("data");
+    let r = rebuild_like_fresh(&mut engine, &book, &[Change::Replaced(dir)], &opts);
+    assert!(
+        r.rendered.files != first.rendered.files,
+        "the new data shows"
+    );
 }

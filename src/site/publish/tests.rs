@@ -1,4 +1,5 @@
 use std::os::unix::fs::symlink;
+use std::path::PathBuf;
 
 use super::*;
 

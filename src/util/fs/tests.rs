@@ -25,6 +25,8 @@ fn fixture() -> Fixture {
     symlink("/dev/zero", book.join("link-zero")).unwrap();
     symlink("../outside.json", book.join("link-out")).unwrap();
     symlink("missing.json", book.join("dangling")).unwrap();
+    symlink("/nonexistent-agentx/x.json", book.join("link-out-missing")).unwrap();
+    symlink("sub/../../outside.json", book.join("link-dotdot-out")).unwrap();
     make_fifo(&book.join("fifo"));
     Fixture { _dir: dir, book }
 }
@@ -77,6 +79,29 @@ const READS: &[(&str, bool, Result<usize, &str>)] = &[
         false,
         Err("big.json is larger than the limit of 1 MiB"),
     ),
+    // Outside the book, whether the file is there or not: refused by path,
+    // never looked at (issue 25: a missing one said "cannot read").
+    (
+        "/nonexistent-agentx/x.json",
+        false,
+        Err("/nonexistent-agentx/x.json resolves to /nonexistent-agentx/x.json, outside the book"),
+    ),
+    (
+        "../missing-outside.json",
+        false,
+        Err("missing-outside.json resolves to"),
+    ),
+    (
+        "link-out-missing",
+        false,
+        Err("link-out-missing is a symlink to /nonexistent-agentx/x.json, outside the book"),
+    ),
+    (
+        "link-dotdot-out",
+        false,
+        Err("outside.json, outside the book"),
+    ),
+    ("dir-in/../a.json", false, Ok(8)),
     ("missing.json", false, Err("cannot read")),
     ("dangling", false, Err("cannot read")),
     // allow-outside lifts containment only: devices stay refused, size capped.
@@ -117,6 +142,14 @@ fn reads_stay_in_the_book_and_take_only_regular_files_under_the_cap() {
         format!("{err}").contains("latin1.txt: not UTF-8 text (invalid byte at offset 3)"),
         "{err}"
     );
+    // A file outside the book that exists and one that does not get the
+    // same message: a book cannot probe the machine with `data=`.
+    let shape = |name: &str| {
+        let err = bounds.read(&fx.book.join(name)).unwrap_err();
+        format!("{err:#}").replace(name.trim_start_matches("../"), "NAME")
+    };
+    assert_eq!(shape("../outside.json"), shape("../elsewhere.json"));
+    assert_eq!(shape("/etc/passwd"), shape("/etc/no-such-file-agentx"));
     // The message says what to do.
     let err = bounds.read(&fx.book.join("link-passwd")).unwrap_err();
     assert!(

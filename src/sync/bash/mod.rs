@@ -1,0 +1,319 @@
+//! Bash-script lanes (`benchmarks/single_node/agentic/*.sh`), read without
+//! running anything from the input: the script and the `benchmark_lib.sh`
+//! it sources are parsed with brush's bash parser ([`syntax`]) and
+//! interpreted per point of the master entry ([`interp`], [`commands`],
+//! [`expand`], [`arith`], [`cond`], [`pattern`]) under the env the launcher
+//! would pass ([`launcher`]); harness functions and side-effect-only
+//! programs are skipped by table ([`library`]); the captured
+//! `sglang.launch_server` argv and env become a one-worker recipe that the
+//! recipe path's builders render ([`mapping`]). The rules are written out in
+//! docs/sync-bash-lanes.md.
+//!
+//! May use: `sync::{cells, lane, lane_manifest, master, reader, yaml}` and
+//! what they export; nothing outside `sync`.
+
+mod arith;
+mod commands;
+mod cond;
+mod expand;
+mod interp;
+mod launcher;
+mod library;
+mod mapping;
+mod pattern;
+mod state;
+mod syntax;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use super::lane::{self, LanePoint};
+use super::lane_manifest::{Lane, LaneManifest};
+use super::master::{BashRow, MasterEntry, Row, RowKind};
+use super::reader::{Found, Reader};
+use super::recipe::Variant;
+use interp::{Files, Halt, Interp, Launch};
+use launcher::Hardware;
+use state::{State, Val, Var};
+use syntax::Script;
+
+/// The points of a bash lane. Errors name the row, the concurrency, and
+/// `file:line` of what could not be interpreted.
+pub(super) fn lane_points(
+    lane: &Lane,
+    m: &LaneManifest,
+    entry: &MasterEntry,
+    rows: &[&Row],
+    reader: &mut Reader<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<LanePoint>, String> {
+    let hw = launcher::hardware_id(&entry.runner)?;
+    let script_commit = lane
+        .recipe_commit
+        .clone()
+        .unwrap_or_else(|| lane.commit.clone());
+    let includes = lane
+        .includes_commit
+        .clone()
+        .unwrap_or_else(|| script_commit.clone());
+    let mut ctx = LaneCtx {
+        lane,
+        m,
+        entry,
+        hw,
+        hardware: None,
+        includes,
+        parsed: HashMap::new(),
+        notes: Vec::new(),
+    };
+    let mut points = Vec::new();
+    for row in rows {
+        let RowKind::Bash(b) = &row.kind else {
+            return Err(format!(
+                "search-space[{}] names a recipe while other rows run a bash script; a lane is one or the other",
+                row.item
+            ));
+        };
+        let spec = row.spec_decoding.clone().unwrap_or_else(|| "none".into());
+        let script = ctx.script(&spec, &script_commit, reader)?;
+        if ctx.hardware.is_none() {
+            ctx.hardware = Some(hardware(m, entry, &ctx.includes, reader, &mut ctx.notes)?);
+        }
+        for &conc in &row.concs {
+            let p = ctx
+                .point(row, b, &spec, conc, &script, reader)
+                .map_err(|e| format!("search-space[{}] c{conc}: {e}", row.item))?;
+            points.push(p);
+        }
+    }
+    for n in ctx.notes {
+        if !notes.contains(&n) {
+            notes.push(n);
+        }
+    }
+    Ok(points)
+}
+
+/// The runner's hardware: `runners.yaml` at the includes commit, else the
+/// manifest's `[cluster.<fleet>]` facts.
+fn hardware(
+    m: &LaneManifest,
+    entry: &MasterEntry,
+    commit: &str,
+    reader: &mut Reader<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Hardware, String> {
+    if let Some(found) = reader.yaml(commit, "configs/runners.yaml")?
+        && let Some(h) = launcher::runners_hardware(&found.doc, &entry.runner)
+    {
+        return h.map_err(|e| format!("{}: {e}", found.at));
+    }
+    let fleet = entry
+        .runner
+        .strip_prefix("cluster:")
+        .unwrap_or(&entry.runner);
+    let c = m.clusters.get(fleet);
+    match c.and_then(|c| c.gpus_per_node) {
+        Some(gpus_per_node) => {
+            notes.push(format!(
+                "runner `{}`: no configs/runners.yaml entry at {commit}; its hardware facts come \
+                 from the manifest's [cluster.\"{fleet}\"]",
+                entry.runner
+            ));
+            Ok(Hardware {
+                available_dram_mib: c.and_then(|c| c.available_cpu_dram_mib),
+                gpus_per_node,
+            })
+        }
+        None => Err(format!(
+            "runner `{}` has no `hardware` entry in configs/runners.yaml at {commit}; name a \
+             commit that has it with `includes-commit`, or give `gpus-per-node` (and \
+             `available-cpu-dram-mib`) under [cluster.\"{fleet}\"]",
+            entry.runner
+        )),
+    }
+}
+
+struct LaneCtx<'a> {
+    lane: &'a Lane,
+    m: &'a LaneManifest,
+    entry: &'a MasterEntry,
+    hw: String,
+    /// Looked up once the lane's script is found.
+    hardware: Option<Hardware>,
+    includes: String,
+    /// Parsed scripts and libraries by repository path (`None`: absent).
+    parsed: HashMap<String, Option<Rc<Script>>>,
+    notes: Vec<String>,
+}
+
+/// The library reader the interpreter sources through.
+struct LibFiles<'c, 'r, 's> {
+    reader: &'c mut Reader<'s>,
+    commit: &'r str,
+    parsed: &'c mut HashMap<String, Option<Rc<Script>>>,
+}
+
+impl Files for LibFiles<'_, '_, '_> {
+    fn read(&mut self, repo_path: &str) -> Result<Option<Rc<Script>>, String> {
+        read_parsed(self.reader, self.commit, repo_path, self.parsed)
+    }
+}
+
+fn read_parsed(
+    reader: &mut Reader<'_>,
+    commit: &str,
+    repo_path: &str,
+    parsed: &mut HashMap<String, Option<Rc<Script>>>,
+) -> Result<Option<Rc<Script>>, String> {
+    let key = format!("{commit}:{repo_path}");
+    if let Some(p) = parsed.get(&key) {
+        return Ok(p.clone());
+    }
+    let script = match reader.text(commit, repo_path)? {
+        None => None,
+        Some((_, at, text)) => Some(Rc::new(syntax::parse_script(&text, &at)?)),
+    };
+    parsed.insert(key, script.clone());
+    Ok(script)
+}
+
+impl LaneCtx<'_> {
+    /// The script the launcher runs for this spec-decoding mode, and its path.
+    fn script(
+        &mut self,
+        spec: &str,
+        commit: &str,
+        reader: &mut Reader<'_>,
+    ) -> Result<(String, Rc<Script>), String> {
+        let candidates = launcher::script_candidates(self.entry, &self.hw, spec)?;
+        for c in &candidates {
+            if let Some(s) = read_parsed(reader, commit, c, &mut self.parsed)? {
+                let path = s
+                    .name
+                    .rsplit_once('@')
+                    .map_or(c.clone(), |(p, _)| p.to_string());
+                return Ok((path, s));
+            }
+        }
+        Err(format!(
+            "a bash-script lane: none of {} is at commit {commit} (name the commit that has the \
+             script with `recipe-commit`, or set `carry-over = true` to keep the lane's cells \
+             from --previous)",
+            candidates.join(", ")
+        ))
+    }
+
+    fn point(
+        &mut self,
+        row: &Row,
+        b: &BashRow,
+        spec: &str,
+        conc: u32,
+        (path, script): &(String, Rc<Script>),
+        reader: &mut Reader<'_>,
+    ) -> Result<LanePoint, String> {
+        let hardware = self.hardware.ok_or("the runner's hardware is not known")?;
+        let tp =
+            b.tp.and_then(|t| u32::try_from(t).ok())
+                .filter(|t| *t > 0)
+                .ok_or("the row has no `tp`")?;
+        let dram = match b.kv_offloading.as_deref() {
+            Some("dram") => {
+                let util = self.entry.dram_utilization.as_deref().ok_or(
+                    "the row offloads KV to DRAM, but the scenario has no `dram-utilization`",
+                )?;
+                launcher::dram_budget_gb(&hardware, util, tp)?
+            }
+            _ => 0,
+        };
+        let env = launcher::point_env(self.entry, b, spec, conc, dram)?;
+        let launch = self.interpret(path, script, env, reader)?;
+        let node = mapping::recipe(
+            &launch,
+            &mapping::Shape {
+                hw: &self.hw,
+                gpus_per_node: hardware.gpus_per_node,
+                gpus: tp,
+            },
+        )?;
+        let found = Found {
+            path: path.clone(),
+            at: script.name.clone(),
+            doc: Rc::new(node.clone()),
+        };
+        let variant = Variant { name: None, node };
+        let cluster_env = lane::cluster_env(self.m, self.entry);
+        let p = lane::point(
+            self.lane,
+            self.m,
+            self.entry,
+            &cluster_env,
+            row,
+            conc,
+            &variant,
+            &found,
+            reader,
+        )?;
+        mapping::check_golden_al(&launch, p.golden_al.as_deref())?;
+        Ok(p)
+    }
+
+    /// Runs the script's control flow for one point; the launch it reaches.
+    fn interpret(
+        &mut self,
+        path: &str,
+        script: &Script,
+        env: BTreeMap<&'static str, String>,
+        reader: &mut Reader<'_>,
+    ) -> Result<Launch, String> {
+        let mut files = LibFiles {
+            reader,
+            commit: &self.includes,
+            parsed: &mut self.parsed,
+        };
+        let (launch, notes) = run_script(path, script, env, &mut files);
+        self.notes.extend(notes);
+        launch
+    }
+}
+
+/// Interprets `script` (run as `path`) under the launcher's `env`; the
+/// launch it reaches and the notes it made (guards assumed not taken).
+fn run_script(
+    path: &str,
+    script: &Script,
+    env: BTreeMap<&str, String>,
+    files: &mut dyn Files,
+) -> (Result<Launch, String>, Vec<String>) {
+    let mut st = State {
+        arg0: path.to_string(),
+        positional: vec![Vec::new()],
+        sources: vec![path.to_string()],
+        ..State::default()
+    };
+    for (k, v) in env {
+        st.vars.set(k, Var::Scalar(Val::Known(v)));
+    }
+    let mut it = Interp::new(st, files, &script.name);
+    let r = it.run(script);
+    let at = it.at();
+    let notes = std::mem::take(&mut it.notes);
+    let launch = match (r, it.launch.take()) {
+        (Ok(()) | Err(Halt::Exit(_)), Some(l)) => Ok(l),
+        (Err(Halt::Fail(e)), _) => Err(e),
+        (Err(Halt::Opaque(why)), _) => Err(format!("{at}: {why}; not interpreted")),
+        (Err(Halt::Return(_)), _) => Err(format!("{at}: `return` outside a function")),
+        (Err(Halt::Exit(n)), None) => Err(format!(
+            "{at}: the script exits with status {n} before launching the server"
+        )),
+        (Ok(()), None) => Err(format!(
+            "{}: the script ends without launching {}",
+            script.name,
+            commands::SERVER_MODULE
+        )),
+    };
+    (launch, notes)
+}

@@ -1,0 +1,366 @@
+//! Table tests of the bash interpreter on invented scripts (multibyte text
+//! included), and property tests that no input makes it panic.
+
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use proptest::prelude::*;
+
+use super::interp::{Files, Launch};
+use super::run_script;
+use super::syntax::{self, Script};
+
+/// Sourced files by repository path.
+struct Mem(HashMap<&'static str, &'static str>);
+
+impl Files for Mem {
+    fn read(&mut self, path: &str) -> Result<Option<Rc<Script>>, String> {
+        match self.0.get(path) {
+            None => Ok(None),
+            Some(text) => Ok(Some(Rc::new(syntax::parse_script(
+                text,
+                &format!("{path}@lib"),
+            )?))),
+        }
+    }
+}
+
+const LIB: &str = r#"export PORT="${PORT:-8888}"
+lib_flag() { echo "--lib"; }
+check_env_vars() {
+    local missing_vars=()
+    for var_name in "$@"; do
+        if [[ -z "${!var_name:-}" ]]; then
+            missing_vars+=("$var_name")
+        fi
+    done
+    if [[ ${#missing_vars[@]} -gt 0 ]]; then
+        echo "missing: ${missing_vars[*]}"
+        exit 1
+    fi
+}
+resolve_trace_source() { TRACE_FLAG="--x"; local d; d=1; }
+install_agentic_deps() { export LEAK=1; }
+"#;
+
+/// Runs `script` as `bin/s.sh` with the point env `env`.
+fn launch(script: &str, env: &[(&str, &str)]) -> (Result<Launch, String>, Vec<String>) {
+    let parsed = match syntax::parse_script(script, "s.sh") {
+        Ok(p) => p,
+        Err(e) => return (Err(e), Vec::new()),
+    };
+    let env: BTreeMap<&str, String> = env.iter().map(|(k, v)| (*k, v.to_string())).collect();
+    let mut files = Mem([("lib/l.sh", LIB)].into_iter().collect());
+    run_script("bin/s.sh", &parsed, env, &mut files)
+}
+
+const HEAD: &str = "set -euo pipefail\nsource \"$(dirname \"$0\")/../lib/l.sh\"\n";
+
+fn argv_of(script: &str, env: &[(&str, &str)]) -> String {
+    match launch(&format!("{HEAD}{script}"), env).0 {
+        Ok(l) => l.argv[3..].join(" "),
+        Err(e) => panic!("{script}: {e}"),
+    }
+}
+
+fn err_of(script: &str, env: &[(&str, &str)]) -> String {
+    match launch(&format!("{HEAD}{script}"), env).0 {
+        Ok(l) => panic!("{script}: launched {:?}", l.argv),
+        Err(e) => e,
+    }
+}
+
+const L: &str = "python3 -m sglang.launch_server";
+
+#[test]
+fn expansions() {
+    let env = [
+        ("TP", "2"),
+        ("CONC", "36"),
+        ("MODEL", "org/Mödel-FP8"),
+        ("EMPTY", ""),
+    ];
+    let cases = [
+        (
+            "A=(--a \"$TP\"); B=(\"${A[@]}\" --b); {L} \"${B[@]}\"",
+            "--a 2 --b",
+        ),
+        (
+            "{L} --x \"${UNSET:-dé faut}\" --y ${EMPTY:-z} --w \"${EMPTY-kept}\"",
+            "--x dé faut --y z --w ",
+        ),
+        (
+            "{L} --m \"${MODEL##*/}\" --o \"${MODEL%%/*}\" --n ${#MODEL}",
+            "--m Mödel-FP8 --o org --n 13",
+        ),
+        ("V=\"日本 語\"; {L} $V \"$V\" ${#V}", "日本 語 日本 語 4"),
+        (
+            "{L} --r $((2 * CONC)) --g $(( (CONC > 64) ? 64 : CONC ))",
+            "--r 72 --g 36",
+        ),
+        (
+            "X=a; X+=b; A=(1); A+=(2 3); {L} \"$X\" \"${A[@]}\" ${#A[@]} \"${A[1]}\"",
+            "ab 1 2 3 3 2",
+        ),
+        (
+            "{L} \"${SET:=def}\" \"$SET\" \"${TP:+alt}\" \"${NONE:+alt}\"",
+            "def def alt ",
+        ),
+        ("E=(); {L} --e \"${E[@]}\" --f", "--e --f"),
+        ("{L} '$TP' \"\\$TP\" \"a\"'b'c", "$TP $TP abc"),
+        (
+            "{L} --p \"$PORT\" --d \"$(dirname bin/x/y.sh)\"",
+            "--p 8888 --d bin/x",
+        ),
+    ];
+    for (script, want) in cases {
+        let script = script.replace("{L}", L);
+        assert_eq!(argv_of(&script, &env), want, "{script}");
+    }
+}
+
+#[test]
+fn control_flow() {
+    let env = [("TP", "4"), ("KV", "dram"), ("DP", "false"), ("CONC", "40")];
+    let cases = [
+        (
+            "if [[ -n \"${TP:-}\" && \"$KV\" == d* ]]; then F=yes; else F=no; fi; {L} $F",
+            "yes",
+        ),
+        (
+            "if [ \"$TP\" -ge 4 ] && [ \"$DP\" != true ]; then F=big; fi; {L} ${F:-small}",
+            "big",
+        ),
+        (
+            "case \"$KV\" in none) F=n ;; dr*|x) F=d ;; *) F=o ;; esac; {L} $F",
+            "d",
+        ),
+        ("[[ \"270\" =~ ^[0-9]+$ ]] && F=num; {L} ${F:-nan}", "num"),
+        (
+            "[[ \"a.c\" =~ \"a.b\" ]] || F=literal; {L} ${F:-regex}",
+            "literal",
+        ),
+        (
+            "M=$((2 * CONC)); G=$M; [ \"$G\" -gt 64 ] && G=64; {L} $M $G",
+            "80 64",
+        ),
+        (
+            "f() { local x=\"$1\"; echo \"$x\"; return 3; }; f a || S=$?; {L} ${S}",
+            "3",
+        ),
+        ("check_env_vars TP KV; {L} ok", "ok"),
+        (
+            "N=0; for v in a 'b c' \"$TP\"; do N=$((N + 1)); done; {L} $N \"$v\"",
+            "3 4",
+        ),
+        ("{ X=1; } | tee log; {L} \"${X:-unset}\"", "unset"),
+        (
+            "if awk 'BEGIN { exit 1 }'; then echo bad >&2; exit 1; fi; {L} past",
+            "past",
+        ),
+        (
+            "hf download \"$MODEL\" || true; nvidia-smi; mkdir -p x 2>/dev/null; {L} ok",
+            "ok",
+        ),
+        (
+            "resolve_trace_source; install_agentic_deps 2>/dev/null || :; {L} x",
+            "",
+        ),
+    ];
+    for (script, want) in cases {
+        let script = script.replace("{L}", L);
+        let mut env = env.to_vec();
+        env.push(("MODEL", "m"));
+        let got = match launch(&format!("{HEAD}{script}"), &env).0 {
+            Ok(l) => l.argv[3..].join(" "),
+            Err(e) => e,
+        };
+        if want.is_empty() {
+            assert!(
+                got.contains(
+                    "cannot be skipped before the launch: `install_agentic_deps` runs `export`"
+                ),
+                "{script}: {got}"
+            );
+        } else {
+            assert_eq!(got, want, "{script}");
+        }
+    }
+}
+
+#[test]
+fn the_launch_env_is_what_the_script_exports() {
+    let script = format!(
+        "{HEAD}export A=1 B\nB=2\nC=3\nexport TP\nFOO=bar {L} --tp \"$TP\" &\nSERVER_PID=$!\nexport LATE=1\n"
+    );
+    let (l, _) = launch(&script, &[("TP", "8"), ("INHERITED", "x")]);
+    let l = l.unwrap();
+    let env: Vec<String> = l.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    assert_eq!(env, ["A=1", "B=2", "FOO=bar", "PORT=8888", "TP=8"]);
+    assert_eq!(l.at, "s.sh:7");
+}
+
+#[test]
+fn refusals_name_file_and_line() {
+    let env = [("TP", "8")];
+    let cases = [
+        (
+            "X=$(date +%s)\n",
+            "s.sh:3: command substitution `$(date +%s)`",
+        ),
+        ("while true; do :; done\n", "s.sh:3: `while`, `until`"),
+        ("cd /tmp\n", "s.sh:3: the command `cd` is not interpreted"),
+        (
+            "python3 -m pip install x\n",
+            "s.sh:3: `python3 -m pip install x` before the server launch",
+        ),
+        (
+            "exit 2\n",
+            "s.sh:3: the script exits with status 2 before launching",
+        ),
+        ("X=$UNDEFINED\n", "s.sh:3: `${UNDEFINED}` is unset (set -u)"),
+        ("false\n", "exits with status 1 before launching"),
+        (
+            "if awk 1; then X=1; fi\n",
+            "s.sh:3: `awk` would have to run to decide the condition; the `if` cannot be decided",
+        ),
+        (
+            "if [ -d /x ]; then exit 1; else X=1; fi\n",
+            "depends on the file system",
+        ),
+        (
+            "resolve_trace_source\nX=\"$TRACE_FLAG\"\n{L} \"$X\"\n",
+            "assigned by `resolve_trace_source`",
+        ),
+        (
+            "{L} a &\n{L} b\n",
+            "s.sh:4: a second server launch (the first is at s.sh:3)",
+        ),
+        (
+            "{L} a &\npython3 -m sglang_router.launch_router --port 1\n",
+            "s.sh:4: the script starts an SGLang router",
+        ),
+        (
+            "echo ok\n",
+            "the script ends without launching sglang.launch_server",
+        ),
+        ("X=~/x\n{L} \"$X\"\n", "a home directory"),
+        ("{L} *.sh\n", "pathname expansion"),
+        ("{L} --a{b,c}\n", "brace expansion"),
+        ("X=$((1 / 0))\n", "s.sh:3: division by zero"),
+        (
+            "{L} \"${TP/8/9}\"\n",
+            "the parameter expansion `ReplaceSubstring` is not interpreted",
+        ),
+        ("source lib/none.sh\n", "lib/none.sh is not in the source"),
+        (
+            "source ../../etc/passwd\n",
+            "not a path inside the repository",
+        ),
+        ("f() { f; }\nf\n", "calls nested deeper than 32"),
+        ("if then\n", "s.sh: bash syntax"),
+    ];
+    for (script, want) in cases {
+        let script = script.replace("{L}", L);
+        let e = err_of(&script, &env);
+        assert!(e.contains(want), "{script}\n  got: {e}\n want: {want}");
+    }
+}
+
+#[test]
+fn guard_rule_notes_what_it_assumed() {
+    let (l, notes) = launch(
+        &format!(
+            "{HEAD}if awk -v s=1 'BEGIN {{ exit !(s > 2) }}'; then\n  echo no >&2\n  exit 1\nfi\n{L}\n"
+        ),
+        &[],
+    );
+    assert!(l.is_ok());
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].starts_with("s.sh:3: `awk` would have to run"),
+        "{notes:?}"
+    );
+    assert!(notes[0].ends_with("(guard rule)"));
+}
+
+/// Bash-ish text: shell syntax, expansions, quotes and multibyte characters.
+fn shellish() -> impl Strategy<Value = String> {
+    let atoms = prop::sample::select(vec![
+        "A=1",
+        "$A",
+        "${A:-é}",
+        "${#A}",
+        "${A%%/*}",
+        "$((A + 1))",
+        "\"",
+        "'",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[[",
+        "]]",
+        "[",
+        "]",
+        "if",
+        "then",
+        "fi",
+        "else",
+        "case",
+        "in",
+        "esac",
+        ";;",
+        "for",
+        "do",
+        "done",
+        "f()",
+        "local",
+        "export",
+        "set -eu",
+        "source",
+        "$(dirname x)",
+        "$(date)",
+        "|",
+        "&&",
+        "||",
+        ";",
+        "&",
+        "\n",
+        " ",
+        "python3 -m sglang.launch_server",
+        "--tp",
+        "8",
+        "日本",
+        "exit 1",
+        "awk",
+        "A+=(x)",
+        "${A[@]}",
+        "${!A}",
+        "=~",
+        "==",
+        "-gt",
+        "*",
+        "\\",
+        "`",
+        "$@",
+        "return",
+    ]);
+    prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any text, as a script: the interpreter answers, never panics.
+    #[test]
+    fn never_panics_on_shellish_text(s in shellish()) {
+        let _ = launch(&s, &[("TP", "8")]);
+        let _ = launch(&format!("{HEAD}{s}"), &[("TP", "8")]);
+    }
+
+    #[test]
+    fn never_panics_on_arbitrary_text(s in "\\PC{0,120}") {
+        let _ = launch(&s, &[]);
+    }
+}
