@@ -357,7 +357,10 @@ fn ends_with_marker(path: &Path) -> bool {
     // Checked to be a regular file; should it be swapped for a FIFO or a
     // symlink meanwhile, do not wait on it or follow it.
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut open,
+        (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW).bits() as i32,
+    );
     let Ok(mut f) = open.open(path) else {
         return false;
     };
