@@ -3,7 +3,7 @@
 //! placeholders, status, notes, provenance and image status.
 //!
 //! The rules follow the cookbook renderer (`_agentx.jsx`) and its generator
-//! (`kv.py`), as written down in `research/sglang-cookbook.md` §2.1.
+//! (`kv.py`), as written down in `docs/agentx-format.md` §3.
 //!
 //! The decoded model ([`model`]) is the single source for everything
 //! downstream: `render`, `stats`, `check` and `manifest` never read the raw

@@ -1,6 +1,6 @@
 //! Unit tests of block edits and the KV-tier transform over hand-made blocks
 //! and the fixture `tests/fixtures/data/mini.json` (expectations worked out by
-//! hand from the rules in `research/sglang-cookbook.md` §2.1).
+//! hand from the rules in `docs/agentx-format.md` §3.2 and §3.4).
 
 use serde_json::{Value, json};
 
