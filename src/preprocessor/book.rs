@@ -132,39 +132,15 @@ pub(crate) fn expand_book(
     if jobs.is_empty() {
         return Ok(0);
     }
-    let library = match lib.get() {
-        Some(library) => library,
-        None => {
-            let opened = Library::open(settings.book, settings.residency)?;
-            lib.get_or_init(|| opened)
-        }
-    };
+    let library = library_of(lib, settings)?;
     let mut unexpanded = 0;
     let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
     for chunk in jobs.chunks(batch) {
         let reused = cache.as_deref();
-        let expanded = crate::util::parallel::map(chunk, |job| {
-            if let Some(hit) = reused.and_then(|c| c.get(job.path, job.content, library)) {
-                return Ok(Expansion::Cached(hit));
-            }
-            let options = ChapterOptions {
-                on_error: settings.book.agentx.on_error,
-                markdown: settings.markdown(),
-            };
-            // A chapter whose pages changed re-renders only the deployments that did.
-            let previous = reused.and_then(|c| c.previous(job.path, job.content));
-            let (e, deps) = expand_tracked(
-                job.content,
-                job.path,
-                &job.display,
-                library,
-                options,
-                previous.as_deref(),
-            )?;
-            Ok(Expansion::Fresh(e, deps))
-        })?;
+        let expanded =
+            crate::util::parallel::map(chunk, |job| expand_job(job, settings, library, reused))?;
         // The data files decoded for this batch first, as they were met.
         settings.notices.extend(library.take_notices());
         for (job, e) in chunk.iter().zip(expanded) {
@@ -196,6 +172,43 @@ pub(crate) fn expand_book(
     let mut results = results.into_iter().peekable();
     apply_expansions(&mut book.items, &mut 0, &mut results);
     Ok(unexpanded)
+}
+
+/// The data library in `lib`, opened now with `settings.residency` if it is empty.
+fn library_of<'l>(lib: &'l OnceLock<Library>, settings: &BookSettings<'_>) -> Result<&'l Library> {
+    if let Some(library) = lib.get() {
+        return Ok(library);
+    }
+    let opened = Library::open(settings.book, settings.residency)?;
+    Ok(lib.get_or_init(|| opened))
+}
+
+/// One chapter's expansion: from the cache when its text and pages are
+/// unchanged, else made now (a chapter whose pages changed re-renders only
+/// the deployments that did).
+fn expand_job(
+    job: &Job<'_>,
+    settings: &BookSettings<'_>,
+    library: &Library,
+    reused: Option<&ExpansionCache>,
+) -> Result<Expansion> {
+    if let Some(hit) = reused.and_then(|c| c.get(job.path, job.content, library)) {
+        return Ok(Expansion::Cached(hit));
+    }
+    let options = ChapterOptions {
+        on_error: settings.book.agentx.on_error,
+        markdown: settings.markdown(),
+    };
+    let previous = reused.and_then(|c| c.previous(job.path, job.content));
+    let (e, deps) = expand_tracked(
+        job.content,
+        job.path,
+        &job.display,
+        library,
+        options,
+        previous.as_deref(),
+    )?;
+    Ok(Expansion::Fresh(e, deps))
 }
 
 /// A chapter's expansion: taken from the cache, or made now with the pages it used.
