@@ -156,11 +156,10 @@ fn stats_of_the_sample_book() {
     assert!(out.ends_with(&format!("| {} |\n", c.command_sets)), "{out}");
 }
 
-/// Regression: warnings for directives left unexpanded (`on-error = "warn"`)
-/// were printed twice by `build` and not at all by `export --single-file`.
-#[test]
-fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
-    let book = support::mini_book("cli-warn");
+/// The mini book with `on-error = "warn"` and a chapter whose directive
+/// names an unknown page: one warning per build.
+fn book_with_an_unexpanded_directive(name: &str) -> support::Scratch {
+    let book = support::mini_book(name);
     let toml = support::read(&book.join("book.toml"));
     std::fs::write(
         book.join("book.toml"),
@@ -172,6 +171,14 @@ fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
         "# Plain\n\n<<agentx page=\"Nope\">>\n",
     )
     .unwrap();
+    book
+}
+
+/// Regression: warnings for directives left unexpanded (`on-error = "warn"`)
+/// were printed twice by `build` and not at all by `export --single-file`.
+#[test]
+fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
+    let book = book_with_an_unexpanded_directive("cli-warn");
     let b = book.to_string_lossy().into_owned();
     let out = support::temp("cli-warn-out");
     let single = support::temp("cli-warn-single.html");
@@ -205,18 +212,7 @@ fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
 /// `cargo xtask bench` reads), the same warnings either way.
 #[test]
 fn build_reports_as_text_or_as_json_lines() {
-    let book = support::mini_book("cli-json");
-    let toml = support::read(&book.join("book.toml"));
-    std::fs::write(
-        book.join("book.toml"),
-        format!("{toml}on-error = \"warn\"\n"),
-    )
-    .unwrap();
-    std::fs::write(
-        book.join("src/plain.md"),
-        "# Plain\n\n<<agentx page=\"Nope\">>\n",
-    )
-    .unwrap();
+    let book = book_with_an_unexpanded_directive("cli-json");
     let report = mdbook_agentx::build(&book, &mdbook_agentx::BuildOptions::default()).unwrap();
     let warnings: Vec<String> = report.notices.iter().map(|n| n.to_string()).collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
