@@ -17,7 +17,7 @@ use mdbook_preprocessor::config::Config;
 use mdbook_summary::{Link, SummaryItem, parse_summary};
 
 pub use self::config::OnError;
-pub(crate) use self::config::{AgentxConfig, HtmlOptions, SourceAndData};
+pub(crate) use self::config::{AgentxConfig, HtmlOptions, SourceAndData, over_max_site};
 use crate::util::fs::{Bounds, is_plain_relative};
 
 /// Templates that override the built-in ones, relative to the book root.

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use mdbook_agentx::{
-    PageStats, SyncOptions, diff_table, page_stats, stats_table, sync, terminal_text,
+    DataFormat, PageStats, SyncOptions, diff_table, page_stats, stats_table, sync, terminal_text,
 };
 
 #[derive(clap::Args, Debug)]
@@ -28,6 +28,20 @@ pub(super) struct Args {
     /// Write the report here instead of to stdout.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Form of pages not in --previous: json, or jsx (the cookbook's
+    /// `export const agentx = {…};` module). A page of --previous keeps its form.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    format: Format,
+    /// Write a page whose lanes --previous holds under another page name
+    /// (refused otherwise: a renamed page, or a typo in the manifest's `page =`).
+    #[arg(long)]
+    allow_rename: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum Format {
+    Json,
+    Jsx,
 }
 
 /// Exit code 0 when every file was written; 1 when the sync refused (every
@@ -38,12 +52,26 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
         inferencex: args.inferencex,
         out: args.out,
         previous: args.previous,
+        format: match args.format {
+            Format::Json => DataFormat::Json,
+            Format::Jsx => DataFormat::Jsx,
+        },
+        allow_rename: args.allow_rename,
     };
     let synced = match sync(&options, &mut |line| eprintln!("{}", terminal_text(line))) {
         Ok(synced) => synced,
         Err(failure) => {
+            for name in failure.unclassified() {
+                eprintln!("error: {}", terminal_text(&name.to_string()));
+            }
             for problem in failure.problems() {
                 eprintln!("error: {}", terminal_text(&problem.to_string()));
+            }
+            if !failure.unclassified().is_empty() {
+                eprintln!(
+                    "sync: {} names are not in the rules table (all of this run are listed above)",
+                    failure.unclassified().len()
+                );
             }
             eprintln!("sync: nothing written");
             return Ok(ExitCode::FAILURE);

@@ -21,6 +21,7 @@
 
 mod block;
 mod ids;
+mod limits;
 mod load;
 mod placeholders;
 #[cfg(test)]

@@ -12,7 +12,7 @@ use super::chapter::{ChapterOptions, DeploymentChapter, Expanded, expand_tracked
 use super::directive;
 use super::library::{Library, Residency};
 use super::summary::{ChapterSets, DeploymentSummary, ExpandedMarkdown};
-use crate::book::BookDir;
+use crate::book::{BookDir, over_max_site};
 use crate::manifest::ManifestEntry;
 use crate::util::cmark::MarkdownConfig;
 use crate::util::fs::is_plain_relative;
@@ -137,6 +137,8 @@ pub(crate) fn expand_book(
     let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
+    // Markdown of the chapters expanded so far, for `max-site-mib`.
+    let mut made = 0u64;
     for chunk in jobs.chunks(batch) {
         let reused = cache.as_deref();
         let expanded =
@@ -151,6 +153,15 @@ pub(crate) fn expand_book(
                 settings.notices,
                 &mut unexpanded,
             );
+            made += content.len() as u64;
+            made += chapters
+                .iter()
+                .map(|c| c.markdown.len() as u64)
+                .sum::<u64>();
+            let max = settings.book.agentx.max_site_bytes();
+            if made > max {
+                return Err(over_max_site(&job.display, max));
+            }
             sets(ChapterSets {
                 manifest,
                 deployments,
@@ -183,23 +194,24 @@ fn library_of<'l>(lib: &'l OnceLock<Library>, settings: &BookSettings<'_>) -> Re
     Ok(lib.get_or_init(|| opened))
 }
 
-/// One chapter's expansion: from the cache when its text and pages are
-/// unchanged, else made now (a chapter whose pages changed re-renders only
-/// the deployments that did).
+/// One chapter's expansion: from `cache` when its text and pages are
+/// unchanged, else made now.
 fn expand_job(
     job: &Job<'_>,
     settings: &BookSettings<'_>,
     library: &Library,
-    reused: Option<&ExpansionCache>,
+    cache: Option<&ExpansionCache>,
 ) -> Result<Expansion> {
-    if let Some(hit) = reused.and_then(|c| c.get(job.path, job.content, library)) {
+    if let Some(hit) = cache.and_then(|c| c.get(job.path, job.content, library)) {
         return Ok(Expansion::Cached(hit));
     }
     let options = ChapterOptions {
         on_error: settings.book.agentx.on_error,
         markdown: settings.markdown(),
+        max_bytes: settings.book.agentx.max_site_bytes(),
     };
-    let previous = reused.and_then(|c| c.previous(job.path, job.content));
+    // A chapter whose pages changed re-renders only the deployments that did.
+    let previous = cache.and_then(|c| c.previous(job.path, job.content));
     let (e, deps) = expand_tracked(
         job.content,
         job.path,

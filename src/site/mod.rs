@@ -12,14 +12,18 @@
 //! May use: `book` (the book's config and paths), `preprocessor`, `render`
 //! (its class names), `manifest`, `decode`, `data`, `util`.
 
+mod agents;
 mod build;
 mod cache;
+mod capped;
 pub(crate) mod destination;
 pub(crate) mod engine;
 pub(crate) mod export;
+mod heading_ids;
 pub(crate) mod highlight;
 mod layout;
 pub(crate) mod links;
+pub(crate) mod mdbook_agents;
 mod output;
 mod overview;
 pub(crate) mod page_html;

@@ -3,11 +3,11 @@
 //! cell's id is `<config key>#<item of its first point>`), the cell facts, the detail's
 //! disambiguator, and the page's cell order. Uses `data` and `sync::*`.
 
-use super::lane::{LanePoint, LaneResult, Outcome};
+use super::lane::{LanePoint, LaneResult, Outcome, concs_text};
 use super::lane_manifest::{Lane, LaneManifest};
-use crate::data::{ImageStatus, Router};
+use crate::data::{BlockKind, ImageStatus, KvTier, Router};
 
-/// Chip order of hardware on a page (research/generator.md §2.5).
+/// Chip order of hardware on a page (docs/sync.md, "Cells").
 pub(super) const HARDWARE_ORDER: [&str; 6] = ["gb300", "gb200", "b300", "b200", "h200", "h100"];
 
 /// One deployment before encoding.
@@ -25,30 +25,50 @@ pub(super) struct CellDraft {
     pub image_commit: Option<String>,
     pub submitted: Router,
     pub speculates: bool,
+    /// `(command, reason)` of the setup steps the lane's cluster runs.
+    pub setup: Vec<(String, String)>,
+    /// Disclosures of what the rules dropped, over all points.
+    pub disclosures: std::collections::BTreeSet<String>,
     pub recipe_path: String,
     pub points: Vec<LanePoint>,
 }
 
+/// Where a cell stands on its page (docs/sync.md, "Cells"): hardware in chip
+/// order, then checkpoint, first concurrency, GPUs of one worker, config key, id.
+pub(super) type OrderKey = (usize, String, u32, u32, String, String);
+
+pub(super) fn order_key(
+    hw: &str,
+    ckpt: &str,
+    conc: u32,
+    gpus: u32,
+    key: &str,
+    id: &str,
+) -> OrderKey {
+    let hw = HARDWARE_ORDER
+        .iter()
+        .position(|h| *h == hw)
+        .unwrap_or(HARDWARE_ORDER.len());
+    (hw, ckpt.into(), conc, gpus, key.into(), id.into())
+}
+
 impl CellDraft {
-    fn order_key(&self) -> (usize, u32, u32, String, String) {
-        let hw = HARDWARE_ORDER
-            .iter()
-            .position(|h| *h == self.hw)
-            .unwrap_or(HARDWARE_ORDER.len());
+    pub(super) fn order_key(&self) -> OrderKey {
         let p0 = &self.points[0];
-        (
-            hw,
-            p0.conc,
+        order_key(
+            &self.hw,
+            &self.ckpt,
+            p0.first_conc(),
             p0.worker_gpus,
-            self.lane.config_key.clone(),
-            self.id.clone(),
+            &self.lane.config_key,
+            &self.id,
         )
     }
 }
 
 /// The cells of one rendered lane, in point order.
 pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDraft>, String> {
-    let Outcome::Rendered(points) = &result.outcome else {
+    let (Outcome::Rendered(points), Some(entry)) = (&result.outcome, &result.entry) else {
         return Ok(Vec::new());
     };
     let lane = &result.lane;
@@ -71,6 +91,7 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
             let c = &mut cells[i];
             check_same(c, p)
                 .map_err(|e| format!("{}: lane `{}`: {e}", lane.at, lane.config_key))?;
+            c.disclosures.extend(p.disclosures.iter().cloned());
             c.points.push(p.clone());
             continue;
         }
@@ -80,7 +101,7 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
             id: format!("{}#{}", lane.config_key, p.item),
             lane: lane.clone(),
             hw: p.hw.clone(),
-            ckpt: result.entry.model.clone(),
+            ckpt: entry.model.clone(),
             label: p.label.clone(),
             detail: p.detail.clone(),
             gpus: p.gpus,
@@ -89,10 +110,13 @@ pub(super) fn group(result: &LaneResult, m: &LaneManifest) -> Result<Vec<CellDra
             image_commit,
             submitted: p.routers.submitted,
             speculates: p.golden_al.is_some(),
+            setup: cluster_setup(m, &entry.runner, p.routers.submitted),
+            disclosures: p.disclosures.clone(),
             recipe_path: p.recipe_path.clone(),
             points: vec![p.clone()],
         });
     }
+    name_twins(&mut cells);
     Ok(cells)
 }
 
@@ -103,11 +127,85 @@ fn joining_cell(cells: &[CellDraft], points: &[LanePoint], p: &LanePoint) -> Opt
     let concs: Vec<u32> = points
         .iter()
         .filter(|q| q.item == p.item && q.label == p.label)
-        .map(|q| q.conc)
+        .flat_map(|q| q.concs.iter().copied())
         .collect();
-    cells
-        .iter()
-        .position(|c| c.label == p.label && !c.points.iter().any(|q| concs.contains(&q.conc)))
+    cells.iter().position(|c| {
+        c.label == p.label
+            && !c
+                .points
+                .iter()
+                .any(|q| q.concs.iter().any(|n| concs.contains(n)))
+    })
+}
+
+/// Cells of one lane that a reader could not tell apart (same hardware,
+/// checkpoint, label and detail) get what differs in their detail: the tier
+/// they measured (` · measured with HiCache`), else the first worker flag whose
+/// value differs (` · --max-running-requests 4`); and cells that start from
+/// the same search-space row get `@c<first concurrency>` in their id.
+fn name_twins(cells: &mut [CellDraft]) {
+    let suffixes: Vec<Option<String>> = (0..cells.len())
+        .map(|i| {
+            let c = &cells[i];
+            let twin = cells.iter().enumerate().find(|(j, o)| {
+                *j != i
+                    && o.hw == c.hw
+                    && o.ckpt == c.ckpt
+                    && o.label == c.label
+                    && o.detail == c.detail
+            })?;
+            Some(twin_suffix(c, twin.1))
+        })
+        .collect();
+    for (c, s) in cells.iter_mut().zip(suffixes) {
+        if let Some(s) = s {
+            c.detail = format!("{} \u{b7} {s}", c.detail);
+        }
+    }
+    let items: Vec<usize> = cells.iter().map(|c| c.points[0].item).collect();
+    for c in cells.iter_mut() {
+        let item = c.points[0].item;
+        if items.iter().filter(|i| **i == item).count() > 1 {
+            c.id = format!("{}@c{}", c.id, c.points[0].first_conc());
+        }
+    }
+}
+
+/// What tells `c` from its twin `o`.
+fn twin_suffix(c: &CellDraft, o: &CellDraft) -> String {
+    let (kc, ko) = (c.points[0].kv, o.points[0].kv);
+    if kc != ko {
+        let tier = match kc {
+            KvTier::None => "no KV offload",
+            KvTier::Hicache => "HiCache",
+            KvTier::Mooncake => "Mooncake",
+        };
+        return format!("measured with {tier}");
+    }
+    // Worker arguments in block order (prefill, decode, agg), as `(block, arg)`.
+    let worker = |d: &CellDraft| {
+        let p = &d.points[0];
+        let blocks = &p.routers.by_router[&p.routers.submitted].blocks;
+        let workers = blocks.iter().filter(|b| b.kind == BlockKind::Worker);
+        workers
+            .enumerate()
+            .flat_map(|(i, b)| b.args.iter().map(move |a| (i, a.clone())))
+            .collect::<Vec<_>>()
+    };
+    let theirs = worker(o);
+    worker(c)
+        .into_iter()
+        .find(|a| !theirs.contains(a))
+        .map(|(_, a)| a)
+        .map_or_else(
+            || c.lane.config_key.clone(),
+            |a| {
+                std::iter::once(a.flag)
+                    .chain(a.values)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
+        )
 }
 
 fn check_same(c: &CellDraft, p: &LanePoint) -> Result<(), String> {
@@ -126,10 +224,27 @@ fn check_same(c: &CellDraft, p: &LanePoint) -> Result<(), String> {
         return Ok(());
     };
     Err(format!(
-        "search-space[{}] c{} has the label `{}` of cell `{}` but another {what}; the data \
+        "search-space[{}] {} has the label `{}` of cell `{}` but another {what}; the data \
          format keeps one {what} per cell",
-        p.item, p.conc, c.label, c.id
+        p.item,
+        concs_text(&p.concs),
+        c.label,
+        c.id
     ))
+}
+
+/// The setup steps the manifest records for the lane's cluster (`runner:
+/// cluster:<name>`) and front door.
+fn cluster_setup(m: &LaneManifest, runner: &str, submitted: Router) -> Vec<(String, String)> {
+    let cluster = runner
+        .strip_prefix("cluster:")
+        .and_then(|c| m.clusters.get(c));
+    cluster
+        .into_iter()
+        .flat_map(|c| c.setup.iter())
+        .filter(|s| s.front_door.is_none_or(|d| d == submitted))
+        .map(|s| (s.command.clone(), s.reason.clone()))
+        .collect()
 }
 
 /// Status from the manifest (default `ok`), commit from the tag's `-<8 hex>` suffix.
@@ -151,7 +266,8 @@ fn image_facts(image: &str, m: &LaneManifest) -> (ImageStatus, Option<String>) {
 }
 
 /// Orders a page's cells and adds ` · <config key>` to the detail of cells
-/// that share hardware, checkpoint and label with a cell of another lane.
+/// that share hardware, checkpoint, label and detail with a cell of another
+/// lane (a reader could not tell them apart otherwise).
 pub(super) fn finish_page(cells: &mut [CellDraft]) {
     cells.sort_by_key(|c| c.order_key());
     let twins: Vec<bool> = cells
@@ -162,6 +278,7 @@ pub(super) fn finish_page(cells: &mut [CellDraft]) {
                     && o.hw == c.hw
                     && o.ckpt == c.ckpt
                     && o.label == c.label
+                    && o.detail == c.detail
             })
         })
         .collect();

@@ -1,23 +1,28 @@
-//! Front doors: the submitted one (Dynamo: etcd, NATS, frontends, nginx,
-//! workers; SGLang: the worker alone) and the other router, derived
-//! (research/generator.md §2.4). Config files are keyed `<name>#<sha256[:8]>`.
-//! Uses `data`, `decode` (the lead order) and `sync::*`.
+//! Front doors: the submitted one (Dynamo: etcd, NATS, nginx, frontends,
+//! Mooncake services, workers; SGLang: the worker alone, or behind an SGLang
+//! router) and the other router, derived (docs/sync.md, "Front doors").
+//! Config files are keyed `<name>#<sha256[:8]>`. Uses `data`, `decode` (the
+//! lead order) and `sync::*`.
+
+mod derive;
+mod dynamo;
+pub(super) mod mooncake;
+pub(super) mod nginx;
 
 use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
 
 use super::rules::{Rule, Scope};
-use super::spec::{DynamoInstall, FrontDoor, Recipe};
-use super::workers::{self, Ctx, ETCD_ENDPOINTS, NATS_SERVER, Problem};
-use crate::data::{Arg, Block, BlockKind, Role, Router};
-use crate::decode::sort_worker_args;
+use super::spec::{FrontDoor, Recipe};
+use super::workers::{self, Ctx, ETCD_ENDPOINTS, Problem};
+use crate::data::{Arg, Block, BlockKind, Router};
 
 /// The blocks of one router, with the install lines and config files it uses.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct RouterSetup {
     pub install: Vec<String>,
-    /// `(key, name, content)` of each config file, in block order.
+    /// `(key, name, content)` of each config file, by key.
     pub files: Vec<(String, String, String)>,
     pub blocks: Vec<Block>,
 }
@@ -44,43 +49,126 @@ pub(super) fn build(
     let mut by_router = BTreeMap::new();
     let submitted = match door {
         FrontDoor::Dynamo => {
-            let dynamo = dynamo_door(recipe, workers, frontends, ctx)?;
-            let sglang = sglang_from_dynamo(&dynamo.blocks, recipe.is_pd())?;
+            let dynamo = dynamo::door(recipe, workers, frontends, ctx)?;
+            let sglang = derive::sglang_from_dynamo(&dynamo.blocks, recipe.is_pd())?;
             by_router.insert(Router::Dynamo, dynamo);
             by_router.insert(Router::Sglang, sglang);
             Router::Dynamo
         }
-        FrontDoor::Sglang => {
+        FrontDoor::Sglang | FrontDoor::SglangRouter => {
             let [worker] = workers.as_slice() else {
                 return Err(refused_sglang_router());
             };
-            if recipe.is_pd() || worker.workers != Some(1) || workers::dp_attention(worker) {
+            if recipe.is_pd() || worker.workers != Some(1) || recipe.mooncake.is_some() {
                 return Err(refused_sglang_router());
             }
-            by_router.insert(Router::Dynamo, dynamo_from_sglang(worker));
-            by_router.insert(
-                Router::Sglang,
-                RouterSetup {
-                    install: Vec::new(),
-                    files: Vec::new(),
-                    blocks: workers,
-                },
-            );
+            let mut blocks = workers.clone();
+            if door == FrontDoor::SglangRouter {
+                blocks.push(router(recipe, worker, ctx)?);
+            } else if workers::dp_attention(worker) {
+                return Err(Problem::Refused(
+                    "an SGLang front door of DP-attention ranks without a router \
+                     (`frontend.type: sglang-router`) is not rendered: which router flags ran is \
+                     unknown"
+                        .into(),
+                ));
+            }
+            by_router.insert(Router::Dynamo, derive::dynamo_from_sglang(worker));
+            by_router.insert(Router::Sglang, setup(Vec::new(), blocks));
             Router::Sglang
         }
     };
+    for r in by_router.values_mut() {
+        attach_files(r, ctx);
+    }
     Ok(Routers {
         submitted,
         by_router,
     })
 }
 
+fn setup(install: Vec<String>, blocks: Vec<Block>) -> RouterSetup {
+    RouterSetup {
+        install,
+        files: Vec::new(),
+        blocks,
+    }
+}
+
 fn refused_sglang_router() -> Problem {
     Problem::Refused(
-        "an SGLang front door with several workers, PD roles or DP attention needs a router \
-         block, and no verified rule for it exists yet"
+        "an SGLang front door with several workers, PD roles or a Mooncake store needs router \
+         blocks no verified rule covers yet"
             .into(),
     )
+}
+
+/// The submitted SGLang router (`frontend.type: sglang-router`): host and
+/// port, the recipe's router arguments in recipe order (`true` a bare flag,
+/// `false`/null left out), then the worker's URL.
+fn router(recipe: &Recipe, worker: &Block, ctx: &Ctx<'_>) -> Result<Block, Problem> {
+    let mut b = Block::new(
+        BlockKind::SglangRouter,
+        "python3 -m sglang_router.launch_router",
+    );
+    b.args.push(Arg::new("--host", &["0.0.0.0"]));
+    b.args.push(Arg::new("--port", &["8000"]));
+    for (key, value) in &recipe.frontend.args {
+        if let Some(arg) = frontend_arg(Scope::RouterArg, key, value, ctx)? {
+            b.args.push(arg);
+        }
+    }
+    b.args
+        .push(Arg::new("--worker-urls", &[worker_url(worker)]));
+    b.env = workers::env(&recipe.frontend.env, ctx)?;
+    Ok(b)
+}
+
+/// Where a router reaches an aggregated worker.
+fn worker_url(w: &Block) -> &'static str {
+    if w.nodes_per_worker.unwrap_or(1) > 1 {
+        "http://$AGG_0_HEAD_IP:30000"
+    } else {
+        "http://127.0.0.1:30000"
+    }
+}
+
+/// One frontend or router argument through the rules table, written as
+/// srt-slurm's frontends write them.
+fn frontend_arg(
+    scope: Scope,
+    key: &str,
+    value: &super::yaml::Node,
+    ctx: &Ctx<'_>,
+) -> Result<Option<Arg>, Problem> {
+    let flag = format!("--{key}");
+    match ctx.rule(scope, key, value.line) {
+        Rule::Keep => {}
+        Rule::Lead | Rule::Drop(_) => return Ok(None),
+        Rule::Disclose(d) => {
+            ctx.disclose(&d);
+            return Ok(None);
+        }
+        Rule::Placeholder(p) => return Ok(Some(Arg::new(&flag, &[&p]))),
+        Rule::File => {
+            return Err(Problem::Refused(format!(
+                "{}:{}: variant {}: {scope} `{key}` names a file; only worker arguments may",
+                ctx.file, value.line, ctx.variant
+            )));
+        }
+    }
+    match (value.as_bool(), value.is_null(), value.python_str()) {
+        (Some(true), _, _) => Ok(Some(Arg::new(&flag, &[]))),
+        (Some(false), _, _) | (_, true, _) => Ok(None),
+        (_, _, Some(text)) => Ok(Some(Arg::new(&flag, &[&text]))),
+        (_, _, None) => Err(Problem::Refused(format!(
+            "{}:{}: variant {}: {scope} `{key}` is {}",
+            ctx.file,
+            value.line,
+            ctx.variant,
+            value.kind()
+        ))),
+    }
 }
 
 fn etcd() -> Block {
@@ -100,276 +188,21 @@ fn file_key(name: &str, content: &str) -> String {
     format!("{name}#{hex}")
 }
 
-fn nats(max_payload_mb: Option<u64>, files: &mut Vec<(String, String, String)>) -> Block {
-    let cmd = match max_payload_mb {
-        Some(mb) => {
-            let content = format!(
-                "max_payload: {}\njetstream {{ store_dir: \"/tmp/nats\" }}\n",
-                mb * 1024 * 1024
-            );
-            files.push((file_key("nats.conf", &content), "nats.conf".into(), content));
-            "nats-server -c nats.conf"
-        }
-        None => "nats-server -js -sd /tmp/nats",
-    };
-    let mut b = Block::new(BlockKind::Nats, cmd);
-    b.count_nodes = Some(1);
-    b
-}
-
-/// The submitted Dynamo front door: etcd, NATS, frontend(s), nginx, workers.
-fn dynamo_door(
-    recipe: &Recipe,
-    workers: Vec<Block>,
-    frontends: Option<u32>,
-    ctx: &Ctx<'_>,
-) -> Result<RouterSetup, Problem> {
-    if !recipe.etcd {
-        return Err(Problem::Refused(
-            "a Dynamo front door without an etcd service is not supported".into(),
-        ));
-    }
-    let install = match &recipe.dynamo {
-        Some(DynamoInstall::Bundled) => Vec::new(),
-        Some(DynamoInstall::Wheel(v)) => vec![format!(
-            "pip install --pre --extra-index-url https://pypi.nvidia.com \"ai-dynamo-runtime=={v}\" \"ai-dynamo=={v}\""
-        )],
-        Some(DynamoInstall::Source(h)) => vec![format!(
-            "# Dynamo built from source at https://github.com/ai-dynamo/dynamo/commit/{h}"
-        )],
-        None => {
-            return Err(Problem::Refused(
-                "the recipe runs a Dynamo front door but has no `dynamo` section: which Dynamo ran is unknown".into(),
-            ));
-        }
-    };
-    let mut files = Vec::new();
-    let mut blocks = vec![etcd()];
-    if let Some(payload) = recipe.nats {
-        blocks.push(nats(payload, &mut files));
-    }
-    let count = frontend_count(recipe, frontends);
-    blocks.push(frontend(recipe, count, ctx)?);
-    if count > 1 {
-        let content = nginx_conf(count, recipe);
-        files.push((
-            file_key("nginx.conf", &content),
-            "nginx.conf".into(),
-            content,
-        ));
-        let mut nginx = Block::new(BlockKind::Nginx, "nginx -c nginx.conf -g daemon off;");
-        nginx.env.clear();
-        blocks.push(nginx);
-    }
-    blocks.extend(workers);
-    Ok(RouterSetup {
-        install,
-        files,
-        blocks,
-    })
-}
-
-/// srt-slurm runs one frontend unless several are enabled and the job spans
-/// several nodes; then `min(num_additional + 1, worker nodes + 1)`. The second
-/// bound is fitted to the two lanes the real data shows (3 frontends for 2
-/// worker nodes, 6 for 5) and can be overridden per lane with `frontends`.
-fn frontend_count(recipe: &Recipe, frontends: Option<u32>) -> u32 {
-    if let Some(n) = frontends {
-        return n.max(1);
-    }
-    let nodes = recipe.nodes();
-    if !recipe.frontend.multiple || nodes <= 1 {
-        1
-    } else {
-        (recipe.frontend.num_additional + 1).min(nodes + 1)
-    }
-}
-
-fn frontend(recipe: &Recipe, count: u32, ctx: &Ctx<'_>) -> Result<Block, Problem> {
-    let mut b = Block::new(BlockKind::DynamoFrontend, "python3 -m dynamo.frontend");
-    b.count = Some(count);
-    let port = if count > 1 { "8180" } else { "8000" };
-    b.args.push(Arg::new("--http-port", &[port]));
-    for (key, value) in &recipe.frontend.args {
-        match ctx.rule(Scope::FrontendArg, key, value.line)? {
-            Rule::Keep => {}
-            Rule::Lead | Rule::Drop(_) => continue,
-            Rule::Placeholder(p) => {
-                b.args.push(Arg::new(&format!("--{key}"), &[p]));
-                continue;
-            }
-        }
-        // srt-slurm's dynamo frontend: `true` is a bare flag, `false`/null drop it.
-        match (value.as_bool(), value.is_null(), value.python_str()) {
-            (Some(true), _, _) => b.args.push(Arg::new(&format!("--{key}"), &[])),
-            (Some(false), _, _) | (_, true, _) => {}
-            (_, _, Some(text)) => b.args.push(Arg::new(&format!("--{key}"), &[&text])),
-            (_, _, None) => {
-                return Err(Problem::Refused(format!(
-                    "{}:{}: variant {}: frontend argument `{key}` is {}",
-                    ctx.file,
-                    value.line,
-                    ctx.variant,
-                    value.kind()
-                )));
-            }
+/// Adds the config files a worker argument names (`--deepep-config
+/// deepep_config.json`) to each router whose blocks use them, and orders a
+/// router's files by key, as the real pages do.
+fn attach_files(r: &mut RouterSetup, ctx: &Ctx<'_>) {
+    for (name, content) in ctx.files.borrow().iter() {
+        let used = r
+            .blocks
+            .iter()
+            .any(|b| b.args.iter().any(|a| a.values.iter().any(|v| v == name)));
+        let key = file_key(name, content);
+        if used && !r.files.iter().any(|(k, _, _)| *k == key) {
+            r.files.push((key, name.clone(), content.clone()));
         }
     }
-    b.env = workers::env(&recipe.frontend.env, ctx)?;
-    b.env.insert("DYN_REQUEST_PLANE".into(), "tcp".into());
-    b.env.insert("ETCD_ENDPOINTS".into(), ETCD_ENDPOINTS.into());
-    if recipe.nats.is_some() {
-        b.env.insert("NATS_SERVER".into(), NATS_SERVER.into());
-    }
-    Ok(b)
-}
-
-/// This tool's own nginx.conf for `count` frontends (srt-slurm's template,
-/// patched by SemiAnalysis, is not available offline; the commands do not depend on it).
-fn nginx_conf(count: u32, recipe: &Recipe) -> String {
-    let mut s = String::from(
-        "# Load balancer in front of the Dynamo frontends (port 8180 each); clients use port 8000.\n\
-         worker_processes auto;\n\nevents {\n    worker_connections 65535;\n}\n\nhttp {\n    \
-         access_log off;\n    # Agentic requests can exceed nginx's 1 MiB default body size.\n    \
-         client_max_body_size 45m;\n    keepalive_timeout 600s;\n",
-    );
-    let affinity = recipe.frontend.session_affinity;
-    if affinity {
-        let var = format!(
-            "$http_{}",
-            recipe
-                .frontend
-                .affinity_header
-                .to_ascii_lowercase()
-                .replace('-', "_")
-        );
-        s.push_str(&format!(
-            "\n    # One session stays on one frontend; requests without a session id spread out.\n    \
-             map {var} $frontend_hash_key {{\n        default {var};\n        \"\" $request_id;\n    }}\n"
-        ));
-    }
-    s.push_str("\n    upstream dynamo_frontends {\n");
-    if affinity {
-        s.push_str("        hash $frontend_hash_key consistent;\n");
-    }
-    for i in 0..count {
-        s.push_str(&format!("        server $FRONTEND_{i}_IP:8180;\n"));
-    }
-    s.push_str(
-        "        keepalive 512;\n    }\n\n    server {\n        listen 8000;\n        location / {\n            \
-         proxy_pass http://dynamo_frontends;\n            proxy_http_version 1.1;\n            \
-         proxy_set_header Connection \"\";\n            proxy_buffering off;\n            \
-         proxy_read_timeout 24h;\n            proxy_send_timeout 24h;\n        }\n    }\n}\n",
-    );
-    s
-}
-
-/// The SGLang router derived from a Dynamo submission: the same workers on
-/// `sglang.launch_server`, without Dynamo's flags and env, then one router.
-fn sglang_from_dynamo(blocks: &[Block], pd: bool) -> Result<RouterSetup, Problem> {
-    let mut out = Vec::new();
-    let mut prefill = 0;
-    let mut decode = 0;
-    for w in blocks.iter().filter(|b| b.kind == BlockKind::Worker) {
-        let mut b = w.clone();
-        b.cmd = "python3 -m sglang.launch_server".into();
-        b.args
-            .retain(|a| a.flag != "--request-plane" && a.flag != "--kv-events-config");
-        for k in ["DYN_REQUEST_PLANE", "ETCD_ENDPOINTS", "NATS_SERVER"] {
-            b.env.remove(k);
-        }
-        if pd {
-            // srt-slurm's SGLang frontend skips warmup on PD workers; decode keeps the tokenizer.
-            if !b.args.iter().any(|a| a.flag == "--skip-server-warmup") {
-                b.args.push(Arg::new("--skip-server-warmup", &[]));
-            }
-            if b.role == Some(Role::Decode) {
-                b.args.retain(|a| a.flag != "--skip-tokenizer-init");
-            }
-            sort_worker_args(&mut b.args);
-        }
-        match b.role {
-            Some(Role::Prefill) => prefill += b.workers.unwrap_or(1),
-            Some(Role::Decode) => decode += b.workers.unwrap_or(1),
-            _ => {}
-        }
-        out.push(b);
-    }
-    let mut router = Block::new(
-        BlockKind::SglangRouter,
-        "python3 -m sglang_router.launch_router",
-    );
-    if pd {
-        for n in (0..decode).rev() {
-            router.args.push(Arg::new(
-                "--decode",
-                &[&format!("http://$DECODE_{n}_HEAD_IP:30000")],
-            ));
-        }
-        for n in (0..prefill).rev() {
-            let url = format!("http://$PREFILL_{n}_HEAD_IP:30000");
-            router
-                .args
-                .push(Arg::new("--prefill", &[&url, workers::BOOTSTRAP_PORT]));
-        }
-        router.args.push(Arg::new("--pd-disaggregation", &[]));
-    }
-    router.args.push(Arg::new("--host", &["0.0.0.0"]));
-    router.args.push(Arg::new("--port", &["8000"]));
-    router.args.push(Arg::new("--policy", &["cache_aware"]));
-    if !pd {
-        let [w] = out.as_slice() else {
-            return Err(agg_router_refused());
-        };
-        if w.workers != Some(1) || workers::dp_attention(w) {
-            return Err(agg_router_refused());
-        }
-        let url = if w.nodes_per_worker.unwrap_or(1) > 1 {
-            "http://$AGG_0_HEAD_IP:30000"
-        } else {
-            "http://127.0.0.1:30000"
-        };
-        router.args.push(Arg::new("--worker-urls", &[url]));
-    }
-    out.push(router);
-    Ok(RouterSetup {
-        install: Vec::new(),
-        files: Vec::new(),
-        blocks: out,
-    })
-}
-
-fn agg_router_refused() -> Problem {
-    Problem::Refused(
-        "deriving the SGLang router for several aggregated workers or DP attention has no \
-         verified rule yet"
-            .into(),
-    )
-}
-
-/// Dynamo derived from an SGLang submission: etcd, one frontend with the KV
-/// router, the worker on `dynamo.sglang`. No NATS.
-fn dynamo_from_sglang(worker: &Block) -> RouterSetup {
-    let mut fe = Block::new(BlockKind::DynamoFrontend, "python3 -m dynamo.frontend");
-    fe.count = Some(1);
-    fe.args = vec![
-        Arg::new("--http-port", &["8000"]),
-        Arg::new("--router-mode", &["kv"]),
-    ];
-    fe.env.insert("DYN_REQUEST_PLANE".into(), "tcp".into());
-    fe.env
-        .insert("ETCD_ENDPOINTS".into(), ETCD_ENDPOINTS.into());
-    let mut w = worker.clone();
-    w.cmd = "python3 -m dynamo.sglang".into();
-    w.args.push(Arg::new("--request-plane", &["tcp"]));
-    sort_worker_args(&mut w.args);
-    w.env.insert("DYN_REQUEST_PLANE".into(), "tcp".into());
-    w.env.insert("ETCD_ENDPOINTS".into(), ETCD_ENDPOINTS.into());
-    RouterSetup {
-        install: Vec::new(),
-        files: Vec::new(),
-        blocks: vec![etcd(), fe, w],
-    }
+    r.files.sort_by(|a, b| a.0.cmp(&b.0));
 }
 
 #[cfg(test)]
@@ -380,7 +213,7 @@ mod tests {
     fn file_keys_are_sha256_prefixes() {
         // The key the real GLM-5.2 data file uses for this nats.conf.
         let mut files = Vec::new();
-        nats(Some(64), &mut files);
+        dynamo::nats(Some(64), &mut files);
         assert_eq!(files[0].0, "nats.conf#7d9e9ee1");
     }
 }

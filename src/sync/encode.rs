@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::cells::CellDraft;
 use super::doors::RouterSetup;
 use super::kv::KvFacts;
+use super::lane::concs_text;
 use crate::data::{Block, Diff, Router};
 use crate::decode::apply_diff;
 
@@ -25,9 +26,12 @@ pub(super) fn cell(c: &CellDraft, kv: &KvFacts) -> Result<Value, String> {
         for r in order {
             if p.routers.by_router[&r].files != p0.routers.by_router[&r].files {
                 return Err(format!(
-                    "cell `{}`: point c{} needs other config files than point c{} ({} router); \
+                    "cell `{}`: point {} needs other config files than point {} ({} router); \
                      the data format keeps one set per cell",
-                    c.id, p.conc, p0.conc, r
+                    c.id,
+                    concs_text(&p.concs),
+                    concs_text(&p0.concs),
+                    r
                 ));
             }
         }
@@ -37,10 +41,12 @@ pub(super) fn cell(c: &CellDraft, kv: &KvFacts) -> Result<Value, String> {
         .iter()
         .map(|p| point(c, p, &order))
         .collect::<Result<_, String>>()?;
-    let mut disclosures = Vec::new();
+    let mut disclosures: Vec<&str> = c.disclosures.iter().map(String::as_str).collect();
     if c.speculates {
         disclosures.push("synthetic-acceptance");
     }
+    disclosures.sort_unstable();
+    disclosures.dedup();
     Ok(json!({
         "id": c.id,
         "hw": c.hw,
@@ -53,7 +59,11 @@ pub(super) fn cell(c: &CellDraft, kv: &KvFacts) -> Result<Value, String> {
         "imageStatus": c.image_status,
         "imageCommit": c.image_commit,
         "submitted": c.submitted.id(),
-        "setup": [],
+        "setup": c.setup.iter().map(|(command, reason)| json!({
+            "kind": "setup",
+            "command": command,
+            "reason": reason,
+        })).collect::<Vec<_>>(),
         "disclosures": disclosures,
         "kv": kv_json(kv),
         "prov": prov(c),
@@ -112,7 +122,7 @@ fn prov(c: &CellDraft) -> Value {
 
 fn point(c: &CellDraft, p: &super::lane::LanePoint, order: &[Router; 2]) -> Result<Value, String> {
     let mut out = Map::new();
-    out.insert("concs".into(), json!([p.conc]));
+    out.insert("concs".into(), json!(p.concs));
     out.insert("item".into(), json!(p.item));
     if let Some(o) = &p.override_name {
         out.insert("override".into(), json!(o));
@@ -124,7 +134,7 @@ fn point(c: &CellDraft, p: &super::lane::LanePoint, order: &[Router; 2]) -> Resu
         out.insert("goldenAL".into(), json!(al));
     }
     out.insert("kv".into(), json!(p.kv.id()));
-    if let (Some(run), Some(job)) = (&c.lane.run, c.lane.jobs.get(&p.conc)) {
+    if let (Some(run), Some(job)) = (&c.lane.run, c.lane.jobs.get(&p.first_conc())) {
         let run_id = run.split('/').next().unwrap_or(run);
         out.insert("job".into(), json!(format!("{run_id}/job/{job}")));
     }

@@ -1,5 +1,5 @@
 //! Golden acceptance length: looked up, not computed, as InferenceX does
-//! (research/generator.md §4). The generation role (decode, else agg) gives
+//! (docs/sync.md, "Golden AL"). The generation role (decode, else agg) gives
 //! the method and K; the curve is `<model-prefix>_<method>.yaml` with
 //! `{model: {thinking_on|thinking_off: {K: AL}}}`; the value is written as
 //! Python's `format(al, "g")`. Uses `sync::yaml`, `sync::spec`.
@@ -34,11 +34,27 @@ fn count(role: &RoleSpec, name: &str) -> Result<u32, String> {
 }
 
 /// The generation role's speculation, or `None` when it does not speculate.
+/// The detail the cell shows is that of its first worker block (prefill
+/// before decode), as the real pages show it: GLM-5.2's GB200 1P6D lane
+/// drafts 1-1-2 on prefill and 2-1-3 on decode, and shows `MTP 1-1-2` with
+/// the decode AL.
 pub(super) fn spec(recipe: &Recipe) -> Result<Option<Spec>, String> {
     let role = recipe
         .role(Role::Decode)
         .or_else(|| recipe.role(Role::Agg))
         .ok_or("the recipe has no generation role")?;
+    let Some(mut spec) = role_spec(role)? else {
+        return Ok(None);
+    };
+    if let Some(first) = recipe.roles.first().filter(|r| r.role != role.role)
+        && let Some(shown) = role_spec(first)?
+    {
+        spec.detail = shown.detail;
+    }
+    Ok(Some(spec))
+}
+
+fn role_spec(role: &RoleSpec) -> Result<Option<Spec>, String> {
     let Some(alg) = arg(role, "speculative-algorithm").and_then(|a| a.python_str()) else {
         return Ok(None);
     };

@@ -1,24 +1,27 @@
 //! KV tiers a cell offers, and where its HiCache settings come from
-//! (research/generator.md §2.5): a cell that measured HiCache is its own
+//! (docs/sync.md, "KV tiers"): a cell that measured HiCache is its own
 //! donor; otherwise the page's measured HiCache worker of the same hardware,
 //! or of other hardware when its settings are ratio-based (a host size does
 //! not carry over); several candidates need the manifest's `hicache-donor`.
-//! Mooncake needs the page's carried-over donor block and an image whose
+//! Mooncake needs the page's donor block (kv/mooncake.rs) and an image whose
 //! registry (when the manifest names one) has the external linker.
 //! Uses `data` and `sync::*`.
+
+pub(super) mod mooncake;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::cells::CellDraft;
-use super::lane_manifest::LaneManifest;
-use crate::data::{Arg, KvTier};
+use super::lane_manifest::{LaneManifest, MooncakeFrom};
+use super::previous::PreviousPage;
+use crate::data::{Arg, KvTier, RunStatus};
 
 pub(super) const NO_HICACHE: &str = "no verified HiCache settings for this model yet";
 pub(super) const NO_LINKER: &str =
     "this image's SGLang build predates --enable-unified-cache-external-linker";
 pub(super) const NO_MOONCAKE_DONOR: &str =
-    "no verified Mooncake settings on this page (the previous data file has no kvMooncake block)";
+    "no verified Mooncake settings on this page (the manifest turns the Mooncake tier off)";
 const LINKER: &str = "--enable-unified-cache-external-linker";
 
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +43,8 @@ struct Candidate<'a> {
     key: &'a str,
     hw: &'a str,
     args: &'a [Arg],
+    /// The lane is verified (on main or on its PR), so it can vouch for settings.
+    verified: bool,
 }
 
 impl Candidate<'_> {
@@ -48,11 +53,14 @@ impl Candidate<'_> {
     }
 }
 
-/// KV facts for every cell of a page, in order. `mooncake`: the page has a donor block.
+/// KV facts for every cell of a page, in order. `mooncake`: the page has a
+/// donor block. A cell that would offer the Mooncake tier without one is an
+/// error, unless the manifest turns the tier off.
 pub(super) fn facts(
     cells: &[CellDraft],
     mooncake: bool,
     m: &LaneManifest,
+    prev: Option<&PreviousPage>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<KvFacts>, String> {
     let candidates: Vec<Candidate<'_>> = cells
@@ -65,20 +73,29 @@ pub(super) fn facts(
                     key: &c.lane.config_key,
                     hw: &c.hw,
                     args: &p.hicache_args,
+                    verified: c.lane.status != RunStatus::InProgress,
                 })
         })
         .collect();
     let mut out = Vec::new();
     for c in cells {
         let mut unavailable = BTreeMap::new();
-        let hicache = donor(c, &candidates)?;
+        let hicache = donor(c, &candidates, prev)?;
         if hicache.is_none() {
             unavailable.insert(KvTier::Hicache, NO_HICACHE.to_string());
         }
-        if !mooncake {
+        if m.kv_mooncake == MooncakeFrom::None {
             unavailable.insert(KvTier::Mooncake, NO_MOONCAKE_DONOR.to_string());
         } else if !image_has_linker(&c.image, m, notes)? {
             unavailable.insert(KvTier::Mooncake, NO_LINKER.to_string());
+        } else if !mooncake {
+            return Err(format!(
+                "{}: lane `{}`: cell `{}` offers the Mooncake tier (its image has the external \
+                 linker), but no lane of this run measured Mooncake and no page of --previous \
+                 carries the donor block (kvMooncake); sync the donor lane with it, pass \
+                 --previous with the current pages, or set [defaults] kv-mooncake = \"none\"",
+                c.lane.at, c.lane.config_key, c.id
+            ));
         }
         let available = KvTier::ALL
             .into_iter()
@@ -93,30 +110,43 @@ pub(super) fn facts(
     Ok(out)
 }
 
-fn donor(c: &CellDraft, all: &[Candidate<'_>]) -> Result<Option<Donor>, String> {
+/// Where a cell's HiCache settings come from (docs/sync.md, "KV tiers").
+fn donor(
+    c: &CellDraft,
+    all: &[Candidate<'_>],
+    prev: Option<&PreviousPage>,
+) -> Result<Option<Donor>, String> {
     let make = |k: &Candidate<'_>| Donor {
         args: k.args.to_vec(),
         donor: k.key.to_string(),
         donor_hardware: k.hw.to_string(),
     };
     if let Some(p) = c.points.iter().find(|p| p.kv == KvTier::Hicache) {
-        return Ok(Some(Donor {
-            args: p.hicache_args.clone(),
-            donor: c.lane.config_key.clone(),
-            donor_hardware: c.hw.clone(),
+        // A lane still in progress vouches for nothing: a verified lane of
+        // the same hardware that measured the same settings is the donor.
+        let verified = all
+            .iter()
+            .find(|k| k.verified && k.hw == c.hw && k.args == p.hicache_args.as_slice());
+        return Ok(Some(match verified {
+            Some(k) if c.lane.status == RunStatus::InProgress => make(k),
+            _ => Donor {
+                args: p.hicache_args.clone(),
+                donor: c.lane.config_key.clone(),
+                donor_hardware: c.hw.clone(),
+            },
         }));
     }
     if let Some(key) = &c.lane.hicache_donor {
-        return all
-            .iter()
-            .find(|k| k.key == key)
-            .map(|k| Some(make(k)))
-            .ok_or_else(|| {
-                format!(
-                    "{}: lane `{}`: hicache-donor `{key}` measured no HiCache on this page",
-                    c.lane.at, c.lane.config_key
-                )
-            });
+        if let Some(k) = all.iter().find(|k| k.key == key) {
+            return Ok(Some(make(k)));
+        }
+        return previous_donor(key, prev).map(Some).ok_or_else(|| {
+            format!(
+                "{}: lane `{}`: hicache-donor `{key}` measured no HiCache on this page, and no \
+                 page of --previous shows a cell of it that did",
+                c.lane.at, c.lane.config_key
+            )
+        });
     }
     let same: Vec<&Candidate<'_>> = all.iter().filter(|k| k.hw == c.hw).collect();
     let pool: Vec<&Candidate<'_>> = if same.is_empty() {
@@ -147,6 +177,20 @@ fn donor(c: &CellDraft, all: &[Candidate<'_>]) -> Result<Option<Donor>, String> 
     }
 }
 
+/// A lane this sync does not render, as the previous page shows it: a cell
+/// of it that is its own HiCache donor (it measured those settings).
+fn previous_donor(key: &str, prev: Option<&PreviousPage>) -> Option<Donor> {
+    let prev = prev?;
+    prev.loaded.data.cells.iter().find_map(|cell| {
+        let h = cell.kv.hicache.as_ref()?;
+        (cell.config_key == key && h.donor == key).then(|| Donor {
+            args: h.args.clone(),
+            donor: key.to_string(),
+            donor_hardware: h.donor_hardware.clone(),
+        })
+    })
+}
+
 /// Whether the image's registry lists the external linker; `true` (with a
 /// note) when the manifest names no registry for the image.
 fn image_has_linker(
@@ -155,11 +199,11 @@ fn image_has_linker(
     notes: &mut Vec<String>,
 ) -> Result<bool, String> {
     let no_digest = image.split('@').next().unwrap_or(image);
-    let registry = m
-        .images
-        .get(image)
-        .or_else(|| m.images.get(no_digest))
-        .and_then(|i| i.registry.as_deref());
+    let entry = m.images.get(image).or_else(|| m.images.get(no_digest));
+    if let Some(stated) = entry.and_then(|i| i.external_linker) {
+        return Ok(stated);
+    }
+    let registry = entry.and_then(|i| i.registry.as_deref());
     let Some(path) = registry else {
         let note = format!(
             "Mooncake offered for image {} without checking: the manifest names no flag registry \
@@ -185,7 +229,7 @@ fn registry_has(path: &Path, flag: &str) -> Result<bool, String> {
         #[serde(default)]
         aliases: Vec<String>,
     }
-    let text = std::fs::read_to_string(path)
+    let text = super::capped::read_to_string(path)
         .map_err(|e| format!("flag registry {}: {e}", path.display()))?;
     let json = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let reg: Registry =

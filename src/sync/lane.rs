@@ -3,27 +3,28 @@
 //! blocks of both routers, the measured KV tier, the golden AL and the facts a
 //! cell shows. Uses `data`, `decode` (KV flags) and `sync::*`.
 
-use std::rc::Rc;
+mod point;
 
-use super::doors::{self, Routers};
-use super::golden;
-use super::lane_manifest::{Curves, Lane, LaneManifest};
+use super::doors::Routers;
+use super::doors::nginx::KnownFiles;
+use super::lane_manifest::{Lane, LaneManifest};
 use super::master::{self, MASTER_PATH, MasterEntry, RowKind};
 use super::reader::{Found, Reader};
 use super::recipe::{self, Variant};
-use super::spec::{self, Recipe};
-use super::workers::{Ctx, Problem, arg_value, dp_attention};
+use super::workers::Unclassified;
 use super::yaml;
-use crate::data::{Arg, Block, BlockKind, Env, KvTier, Role};
-use crate::decode::is_kv_flag;
+use crate::data::{Arg, BlockKind, Env, KvTier, Role};
 use crate::util::escape;
+pub(super) use point::{PointError, PointInput, point};
 
 /// One measured point of a lane.
 #[derive(Debug, Clone)]
 pub(super) struct LanePoint {
     /// Index of the master search-space row.
     pub item: usize,
-    pub conc: u32,
+    /// The concurrencies one launch served: one for a single-node point (a
+    /// variant per concurrency), the row's whole list for a multi-node row.
+    pub concs: Vec<u32>,
     pub override_name: Option<String>,
     pub routers: Routers,
     pub label: String,
@@ -40,6 +41,15 @@ pub(super) struct LanePoint {
     pub recipe_path: String,
     /// Bound to its variant by concurrency and parallelism (a guessed rule).
     pub single_node_binding: bool,
+    /// What the rules dropped and the page discloses (`chat-template`).
+    pub disclosures: std::collections::BTreeSet<String>,
+}
+
+impl LanePoint {
+    /// The first concurrency: what cells are ordered by and job ids are keyed by.
+    pub(super) fn first_conc(&self) -> u32 {
+        self.concs.first().copied().unwrap_or(0)
+    }
 }
 
 /// What became of a lane.
@@ -53,73 +63,139 @@ pub(super) enum Outcome {
 #[derive(Debug, Clone)]
 pub(super) struct LaneResult {
     pub lane: Lane,
-    pub entry: MasterEntry,
+    /// The master entry a rendered lane was read from (a carried lane reads none).
+    pub entry: Option<MasterEntry>,
     pub outcome: Outcome,
     /// Rows left out by `rows = [...]`.
     pub excluded_rows: Vec<usize>,
     pub notes: Vec<String>,
 }
 
+/// Why a lane was not rendered: a refusal (the first), and every name the
+/// rules table does not classify, with the point that used it.
+#[derive(Debug, Clone, Default)]
+pub(super) struct LaneFailure {
+    pub refused: Option<String>,
+    pub unclassified: Vec<(String, Unclassified)>,
+}
+
+impl From<String> for LaneFailure {
+    fn from(why: String) -> LaneFailure {
+        LaneFailure {
+            refused: Some(why),
+            unclassified: Vec::new(),
+        }
+    }
+}
+
 /// Renders one lane. Errors name the manifest line of the lane.
 pub(super) fn translate(
     lane: &Lane,
     m: &LaneManifest,
+    known_files: &KnownFiles,
     reader: &mut Reader<'_>,
-) -> Result<LaneResult, String> {
+) -> Result<LaneResult, LaneFailure> {
     let fail = |e: String| format!("{}: lane `{}`: {e}", lane.at, lane.config_key);
     let mut notes = Vec::new();
-    check_commit(lane, reader, &mut notes).map_err(fail)?;
-    let entry = master_entry(lane, reader).map_err(fail)?;
-    let (rows, excluded_rows) = pick_rows(lane, &entry).map_err(fail)?;
-    if !lane.carry_over && rows.iter().any(|r| matches!(r.kind, RowKind::Bash(_))) {
-        let points = super::bash::lane_points(lane, m, &entry, &rows, reader, &mut notes);
-        return Ok(LaneResult {
-            lane: lane.clone(),
-            entry,
-            outcome: Outcome::Rendered(points.map_err(fail)?),
-            excluded_rows,
-            notes,
-        });
-    }
     if lane.carry_over {
+        // Its cells come from --previous as they are: nothing is read.
         return Ok(LaneResult {
             lane: lane.clone(),
-            entry,
+            entry: None,
             outcome: Outcome::CarriedOver,
-            excluded_rows,
+            excluded_rows: Vec::new(),
             notes,
         });
     }
-    let recipe_commit = lane.recipe_commit.as_deref().unwrap_or(&lane.commit);
-    let cluster_env = cluster_env(m, &entry);
-    let mut points = Vec::new();
-    for row in rows {
-        for (conc, variant, found) in variants_of(row, recipe_commit, reader).map_err(fail)? {
-            let p = point(
-                lane,
-                m,
-                &entry,
-                &cluster_env,
-                row,
-                conc,
-                &variant,
-                &found,
-                reader,
-            )
-            .map_err(|e| fail(format!("search-space[{}] c{conc}: {e}", row.item)))?;
-            points.push(p);
-        }
+    let commit = lane
+        .commit
+        .as_deref()
+        .ok_or_else(|| fail("no `commit`".into()))?;
+    check_commit(lane, commit, reader, &mut notes).map_err(fail)?;
+    let entry = master_entry(lane, commit, reader).map_err(fail)?;
+    let (rows, excluded_rows) = pick_rows(lane, &entry).map_err(fail)?;
+    let points = if rows.iter().any(|r| matches!(r.kind, RowKind::Bash(_))) {
+        // A bash-script lane: its script is interpreted (docs/sync-bash-lanes.md).
+        super::bash::lane_points(lane, m, known_files, &entry, &rows, reader, &mut notes)
+    } else {
+        let input = RecipeLane {
+            lane,
+            m,
+            known_files,
+            entry: &entry,
+            commit,
+        };
+        recipe_points(&input, &rows, reader)
     }
+    .map_err(|f| LaneFailure {
+        refused: f.refused.map(fail),
+        unclassified: f.unclassified,
+    })?;
     notes.extend(settings_notes(&entry));
     notes.extend(image_notes(&entry, &points));
     notes.extend(guessed_notes(lane, &points));
     Ok(LaneResult {
         lane: lane.clone(),
-        entry,
+        entry: Some(entry),
         outcome: Outcome::Rendered(points),
         excluded_rows,
         notes,
     })
+}
+
+/// What a recipe lane's points are built from besides its rows.
+struct RecipeLane<'a> {
+    lane: &'a Lane,
+    m: &'a LaneManifest,
+    known_files: &'a KnownFiles,
+    entry: &'a MasterEntry,
+    /// The lane's commit.
+    commit: &'a str,
+}
+
+/// The points of a recipe lane, row by row. A refusal stops at the first;
+/// unclassified names are collected over every point (the run reports them
+/// at once).
+fn recipe_points(
+    l: &RecipeLane<'_>,
+    rows: &[&master::Row],
+    reader: &mut Reader<'_>,
+) -> Result<Vec<LanePoint>, LaneFailure> {
+    let recipe_commit = l.lane.recipe_commit.as_deref().unwrap_or(l.commit);
+    let cluster_env = cluster_env(l.m, l.entry);
+    let mut points = Vec::new();
+    let mut failure = LaneFailure::default();
+    for row in rows {
+        for (concs, variant, found) in variants_of(row, recipe_commit, reader)? {
+            let input = PointInput {
+                lane: l.lane,
+                m: l.m,
+                known_files: l.known_files,
+                entry: l.entry,
+                cluster_env: &cluster_env,
+                row,
+                concs: &concs,
+                variant: &variant,
+                found: &found,
+            };
+            let name = format!("search-space[{}] {}", row.item, concs_text(&concs));
+            match point::point(&input, reader) {
+                Ok(p) => points.push(p),
+                Err(PointError::Unclassified(names)) => failure
+                    .unclassified
+                    .extend(names.into_iter().map(|n| (name.clone(), n))),
+                Err(PointError::Refused(why)) => {
+                    failure.refused = Some(format!("{name}: {why}"));
+                    return Err(failure);
+                }
+            }
+        }
+    }
+    if failure.unclassified.is_empty() {
+        Ok(points)
+    } else {
+        Err(failure)
+    }
 }
 
 /// The lane's commit must resolve wherever something is read at it. A lane
@@ -127,13 +203,14 @@ pub(super) fn translate(
 /// the manifest) only records it, and the report says so.
 fn check_commit(
     lane: &Lane,
+    commit: &str,
     reader: &mut Reader<'_>,
     notes: &mut Vec<String>,
 ) -> Result<(), String> {
     let reads_at_commit = (lane.master_commit.is_none() && lane.master_entry.is_none())
         || lane.recipe_commit.is_none()
         || lane.curves.is_none();
-    match reader.resolve(&lane.commit) {
+    match reader.resolve(commit) {
         Ok(_) => Ok(()),
         Err(e) if reads_at_commit => Err(e),
         Err(_) => {
@@ -141,7 +218,7 @@ fn check_commit(
                 "commit {} is not in the source; nothing is read there (the master entry, \
                  recipes and curves come from what the manifest names), so it is only recorded \
                  as prov.sha",
-                escape::code(&lane.commit)
+                escape::code(commit)
             ));
             Ok(())
         }
@@ -149,7 +226,7 @@ fn check_commit(
 }
 
 /// The rules this lane relied on that are fitted to few cases, so a reviewer
-/// knows where to look (research/generator.md tags them [G]).
+/// knows where to look (docs/sync.md says which).
 fn guessed_notes(lane: &Lane, points: &[LanePoint]) -> Vec<String> {
     let blocks = || {
         points
@@ -213,14 +290,14 @@ fn image_notes(entry: &MasterEntry, points: &[LanePoint]) -> Vec<String> {
     out
 }
 
-fn master_entry(lane: &Lane, reader: &mut Reader<'_>) -> Result<MasterEntry, String> {
+fn master_entry(lane: &Lane, commit: &str, reader: &mut Reader<'_>) -> Result<MasterEntry, String> {
     if let Some((text, at)) = &lane.master_entry {
         let doc = yaml::parse(text).map_err(|e| format!("{at}: master-entry: {e}"))?;
         let wrapped = yaml::Node::new(yaml::Value::Map(vec![(lane.config_key.clone(), doc)]), 1);
         return master::entry(&wrapped, &lane.config_key, &format!("{at} (master-entry)"))?
             .ok_or_else(|| "master-entry is empty".to_string());
     }
-    let commit = lane.master_commit.as_deref().unwrap_or(&lane.commit);
+    let commit = lane.master_commit.as_deref().unwrap_or(commit);
     let found = reader
         .yaml(commit, MASTER_PATH)?
         .ok_or_else(|| format!("{MASTER_PATH} is not at commit {commit}"))?;
@@ -283,12 +360,20 @@ fn settings_notes(entry: &MasterEntry) -> Vec<String> {
     out
 }
 
-/// (conc, variant, recipe file) for every concurrency of a row.
+/// `c1` or `c120+c480`, for messages.
+pub(super) fn concs_text(concs: &[u32]) -> String {
+    let parts: Vec<String> = concs.iter().map(|c| format!("c{c}")).collect();
+    parts.join("+")
+}
+
+/// (concurrencies, variant, recipe file) for every point of a row: a
+/// single-node row binds one variant per concurrency; a multi-node row is one
+/// launch that served its whole concurrency list.
 fn variants_of(
     row: &master::Row,
     commit: &str,
     reader: &mut Reader<'_>,
-) -> Result<Vec<(u32, Variant, Found)>, String> {
+) -> Result<Vec<(Vec<u32>, Variant, Found)>, String> {
     let (path, selector) = match &row.kind {
         RowKind::SingleNode { recipe, .. } => (recipe.clone(), None),
         RowKind::MultiNode {
@@ -302,17 +387,23 @@ fn variants_of(
     let at = found.at.clone();
     let mut out = Vec::new();
     match (&row.kind, selector) {
-        (RowKind::SingleNode { tp, ep, .. }, _) => {
+        (
+            RowKind::SingleNode {
+                tp, ep, dp_attn, ..
+            },
+            _,
+        ) => {
             let all = recipe::variants(&found.doc).map_err(|e| format!("{at}: {e}"))?;
             for &conc in &row.concs {
-                let v = recipe::bind_single_node(&all, conc, *tp, *ep)
+                let kv = row.kv_offloading.as_deref();
+                let v = recipe::bind_single_node(&all, conc, (*tp, *ep, *dp_attn), kv)
                     .map_err(|e| format!("{at}: {e}"))?;
-                out.push((conc, v, found.clone()));
+                out.push((vec![conc], v, found.clone()));
             }
         }
         (_, Some(sel)) => {
             let v = recipe::select(&found.doc, &sel).map_err(|e| format!("{at}: {e}"))?;
-            out.extend(row.concs.iter().map(|&c| (c, v.clone(), found.clone())));
+            out.push((row.concs.clone(), v, found.clone()));
         }
         (_, None) => {
             if recipe::is_override_form(&found.doc) {
@@ -322,181 +413,8 @@ fn variants_of(
                 name: None,
                 node: (*found.doc).clone(),
             };
-            out.extend(row.concs.iter().map(|&c| (c, v.clone(), found.clone())));
+            out.push((row.concs.clone(), v, found.clone()));
         }
     }
     Ok(out)
-}
-
-#[allow(clippy::too_many_arguments)]
-pub(super) fn point(
-    lane: &Lane,
-    m: &LaneManifest,
-    entry: &MasterEntry,
-    cluster_env: &Env,
-    row: &master::Row,
-    conc: u32,
-    variant: &Variant,
-    found: &Found,
-    reader: &mut Reader<'_>,
-) -> Result<LanePoint, String> {
-    let where_ = |e: String| format!("{} variant {}: {e}", found.at, variant.label());
-    let recipe: Recipe = spec::parse(&variant.node).map_err(where_)?;
-    let ctx = Ctx {
-        rules: &m.rules,
-        model: &entry.model,
-        cluster_env,
-        file: &found.at,
-        variant: variant.label(),
-    };
-    let routers = doors::build(&recipe, lane.frontends, &ctx).map_err(|p| match p {
-        Problem::Unclassified { .. } => p.to_string(),
-        Problem::Refused(why) => where_(why),
-    })?;
-    let blocks = &routers.by_router[&routers.submitted].blocks;
-    let (kv, hicache_args) = measured_tier(blocks).map_err(where_)?;
-    let spec = golden::spec(&recipe).map_err(where_)?;
-    // InferenceX injects the golden AL only when the row speculates.
-    let synthetic = row.spec_decoding.as_deref() != Some("none");
-    let golden_al = match &spec {
-        Some(s) if synthetic => Some(golden_al(lane, entry, s, reader)?),
-        _ => None,
-    };
-    let image = match &recipe.image {
-        Some(i) => i.clone(),
-        None => entry.image.clone(),
-    };
-    let single_node = matches!(row.kind, RowKind::SingleNode { .. });
-    Ok(LanePoint {
-        item: row.item,
-        conc,
-        override_name: variant.name.clone(),
-        label: label(blocks),
-        gpus: recipe.nodes() * recipe.gpus_per_node,
-        worker_gpus: recipe.roles.first().map_or(0, |r| r.gpus),
-        hw: recipe.gpu_type.to_ascii_lowercase(),
-        image,
-        kv,
-        hicache_args,
-        golden_al,
-        detail: spec.map_or_else(|| "no spec".to_string(), |s| s.detail),
-        recipe_path: found.path.clone(),
-        single_node_binding: single_node && variant.name.is_some(),
-        routers,
-    })
-}
-
-/// The tier the cache-owning worker (agg, else prefill) ran with.
-fn measured_tier(blocks: &[Block]) -> Result<(KvTier, Vec<Arg>), String> {
-    let owner = blocks
-        .iter()
-        .find(|b| b.kind == BlockKind::Worker && b.role.is_some_and(Role::owns_cache))
-        .ok_or("no cache-owning worker")?;
-    let has = |f: &str| owner.args.iter().any(|a| a.flag == f);
-    if has("--enable-unified-cache-external-linker") {
-        return Err(
-            "measured with a Mooncake store: its store blocks come from srt-slurm's \
-                    mooncake_kv_store, which the generator does not render yet"
-                .into(),
-        );
-    }
-    if !has("--enable-hierarchical-cache") {
-        return Ok((KvTier::None, Vec::new()));
-    }
-    let mut flags: Vec<Arg> = owner
-        .args
-        .iter()
-        .filter(|a| is_kv_flag(&a.flag))
-        .cloned()
-        .collect();
-    flags.sort_by(|a, b| a.flag.cmp(&b.flag));
-    Ok((KvTier::Hicache, flags))
-}
-
-/// `Agg TP4·EP4`, `Disagg 1P2D · prefill DEP4 · decode TP4`, `… (2 nodes)`.
-pub(super) fn label(blocks: &[Block]) -> String {
-    let workers: Vec<&Block> = blocks
-        .iter()
-        .filter(|b| b.kind == BlockKind::Worker)
-        .collect();
-    let par = |b: &Block| {
-        let size = |names: &[&str]| {
-            names
-                .iter()
-                .find_map(|n| arg_value(b, n))
-                .unwrap_or("1")
-                .to_string()
-        };
-        let tp = size(&["--tensor-parallel-size", "--tp-size", "--tp"]);
-        let ep = size(&["--expert-parallel-size", "--ep-size", "--ep"]);
-        let mut s = if dp_attention(b) {
-            format!("DEP{tp}")
-        } else if ep != "1" {
-            format!("TP{tp}\u{b7}EP{ep}")
-        } else {
-            format!("TP{tp}")
-        };
-        let nodes = b.nodes_per_worker.unwrap_or(1);
-        if nodes > 1 {
-            s.push_str(&format!(" ({nodes} nodes)"));
-        }
-        s
-    };
-    let find = |r: Role| workers.iter().find(|b| b.role == Some(r)).copied();
-    match (find(Role::Agg), find(Role::Prefill), find(Role::Decode)) {
-        (Some(a), _, _) => format!("Agg {}", par(a)),
-        (None, Some(p), Some(d)) => format!(
-            "Disagg {}P{}D \u{b7} prefill {} \u{b7} decode {}",
-            p.workers.unwrap_or(1),
-            d.workers.unwrap_or(1),
-            par(p),
-            par(d)
-        ),
-        _ => "Workers".to_string(),
-    }
-}
-
-fn golden_al(
-    lane: &Lane,
-    entry: &MasterEntry,
-    spec: &golden::Spec,
-    reader: &mut Reader<'_>,
-) -> Result<String, String> {
-    let name = golden::curve_name(&entry.model_prefix, spec)?;
-    let file = format!("{name}.yaml");
-    let (doc, origin) = match &lane.curves {
-        Some(Curves::Dir(dir)) => {
-            let p = dir.join(&file);
-            let origin = p.display().to_string();
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| format!("golden-AL curve {origin}: {e}"))?;
-            let doc = yaml::parse(&text).map_err(|e| format!("{origin}: {e}"))?;
-            (Rc::new(doc), origin)
-        }
-        Some(Curves::Commit(c)) => curve_at(reader, c, &file)?,
-        None => curve_at(reader, &lane.commit, &file)?,
-    };
-    golden::lookup(&doc, &lane.thinking, spec.k, &origin)
-}
-
-/// `golden_al_distribution/<file>` (or InferenceX's `infx/` package copy) at a commit.
-fn curve_at(
-    reader: &mut Reader<'_>,
-    commit: &str,
-    file: &str,
-) -> Result<(Rc<yaml::Node>, String), String> {
-    reader.resolve(commit)?;
-    let places = [
-        format!("golden_al_distribution/{file}"),
-        format!("infx/golden_al_distribution/{file}"),
-    ];
-    for p in &places {
-        if let Some(found) = reader.yaml(commit, p)? {
-            return Ok((found.doc, found.at));
-        }
-    }
-    Err(format!(
-        "no golden-AL curve {file} at commit {commit} (looked in golden_al_distribution/ and \
-         infx/golden_al_distribution/); name the commit or folder that has it with `curves`"
-    ))
 }

@@ -33,6 +33,9 @@ pub(super) struct Row {
     pub item: usize,
     pub concs: Vec<u32>,
     pub spec_decoding: Option<String>,
+    /// `kv-offloading` as the row declares it (`none`, `dram`, …): rows of a
+    /// lane that declare different tiers are different cells.
+    pub kv_offloading: Option<String>,
     pub kind: RowKind,
 }
 
@@ -42,6 +45,8 @@ pub(super) enum RowKind {
     SingleNode {
         tp: Option<i64>,
         ep: Option<i64>,
+        /// `dp-attn: true`: the row runs attention data parallel.
+        dp_attn: bool,
         recipe: String,
     },
     /// A multi-node row: `CONFIG_FILE=recipes/<path>[:<selector>]`.
@@ -74,13 +79,24 @@ const ROW_KEYS: &[&str] = &[
     "kv-offloading",
     "num-nodes",
     "prefill",
+    // The router a row ran behind (`{ name: sglang-router, version }`): the
+    // recipe's front door says the same and is what the commands follow.
+    "router",
     "spec-decoding",
     "srt-recipe",
     "tp",
     "worker",
 ];
 
-const ROLE_KEYS: &[&str] = &["additional-settings", "dp-attn", "ep", "num-worker", "tp"];
+/// `pcp-size`: prefill context parallelism, which the recipe's flags carry.
+const ROLE_KEYS: &[&str] = &[
+    "additional-settings",
+    "dp-attn",
+    "ep",
+    "num-worker",
+    "pcp-size",
+    "tp",
+];
 
 /// Finds and types `key` in a parsed master config. `Ok(None)`: no such entry.
 pub(super) fn entry(doc: &Node, key: &str, at: &str) -> Result<Option<MasterEntry>, String> {
@@ -178,6 +194,7 @@ fn row(item: usize, r: &Node) -> Result<Row, String> {
         RowKind::SingleNode {
             tp: r.get("tp").and_then(|v| v.as_int()),
             ep: r.get("ep").and_then(|v| v.as_int()),
+            dp_attn: r.get("dp-attn").and_then(|v| v.as_bool()).unwrap_or(false),
             recipe: recipe
                 .as_str()
                 .ok_or("`srt-recipe` is not a string")?
@@ -201,6 +218,7 @@ fn row(item: usize, r: &Node) -> Result<Row, String> {
         item,
         concs,
         spec_decoding,
+        kv_offloading: r.get("kv-offloading").and_then(|k| k.python_str()),
         kind,
     })
 }

@@ -16,7 +16,9 @@
 //! mirrors), `manifest` (the comparison with `--previous`), `util`.
 
 mod bash;
+mod capped;
 mod cells;
+mod changes;
 mod doors;
 mod encode;
 mod golden;
@@ -25,6 +27,7 @@ mod kv;
 mod lane;
 mod lane_manifest;
 mod master;
+mod output;
 mod page;
 mod previous;
 mod reader;
@@ -38,14 +41,22 @@ mod yaml;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::decode::DecodedPage;
 use crate::manifest::ManifestDiff;
-use lane::{LaneResult, Outcome};
-use page::PageOut;
+pub use changes::{LostField, PageChanges, RemovedCell};
 use previous::PreviousPage;
+
+/// The form a data file is written in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DataFormat {
+    /// Plain JSON (`.json`).
+    #[default]
+    Json,
+    /// The JS module the cookbook keeps (`.jsx`: `export const agentx = {…};`).
+    Jsx,
+}
 
 /// What [`sync`] reads and where it writes (the `sync` command's arguments).
 #[derive(Debug, Clone)]
@@ -60,6 +71,10 @@ pub struct SyncOptions {
     /// The current data directory: carried-over lanes, the Mooncake donor and
     /// file names come from it, and the report compares against it.
     pub previous: Option<PathBuf>,
+    /// The form of pages that are not in `previous` (a page that is keeps its form).
+    pub format: DataFormat,
+    /// Write a page although `previous` holds its lanes under another page name.
+    pub allow_rename: bool,
 }
 
 /// A finished sync: every data file was written.
@@ -71,6 +86,8 @@ pub struct Synced {
     pages: Vec<DecodedPage>,
     /// Against `--previous`: the written pages' command sets, compared.
     comparison: Option<ManifestDiff>,
+    /// Against `--previous`: what each page loses.
+    changes: Vec<PageChanges>,
     report: report::Report,
 }
 
@@ -91,42 +108,130 @@ impl Synced {
         let comparison = self.comparison.as_ref().map(comparison_table);
         self.report.markdown(&pages, comparison.as_deref())
     }
+
+    /// Against `--previous`, per page written: the cells removed (lanes not
+    /// in the manifest, or no longer made by theirs) and the fields a
+    /// regenerated cell loses (hand-added setup steps, labels, …).
+    pub fn changes(&self) -> &[PageChanges] {
+        &self.changes
+    }
 }
 
 /// Every reason a sync stopped, each naming its manifest line, file or lane.
 /// Nothing was written (short of a rename into `out` failing part-way, after
 /// every file was staged).
-#[derive(Debug, Clone)]
-pub struct SyncFailure(Vec<String>);
+#[derive(Debug, Clone, Default)]
+pub struct SyncFailure {
+    problems: Vec<String>,
+    unclassified: Vec<UnclassifiedName>,
+}
 
 impl SyncFailure {
-    /// The reasons, in manifest order.
+    fn new(problems: Vec<String>) -> SyncFailure {
+        SyncFailure {
+            problems,
+            unclassified: Vec::new(),
+        }
+    }
+
+    /// The reasons other than unclassified names, in manifest order.
     pub fn problems(&self) -> &[String] {
-        &self.0
+        &self.problems
+    }
+
+    /// Every name of the run that the rules table does not classify, each
+    /// once per recipe line, with the points that used it.
+    pub fn unclassified(&self) -> &[UnclassifiedName] {
+        &self.unclassified
     }
 }
 
 impl fmt::Display for SyncFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0.join("\n"))
+        let mut lines: Vec<String> = self.unclassified.iter().map(|u| u.to_string()).collect();
+        lines.extend(self.problems.iter().cloned());
+        f.write_str(&lines.join("\n"))
     }
 }
 
 impl std::error::Error for SyncFailure {}
 
+/// A name the rules table does not classify, where the run met it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnclassifiedName {
+    /// `path@commit:line` of the key in the recipe.
+    pub location: String,
+    /// The lane: its manifest line and config key.
+    pub lane: String,
+    /// The points that use it: `search-space[0] c1 (override_tp4_c1)`, ….
+    pub points: Vec<String>,
+    /// `worker argument`, `frontend argument`, `environment variable`, ….
+    pub kind: String,
+    /// The name, as the recipe writes it.
+    pub key: String,
+}
+
+impl fmt::Display for UnclassifiedName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {} `{}` is not in the rules table (used by {}); classify it (keep, drop, \
+             drop-and-disclose or placeholder) in src/sync/rules.toml or the manifest's [rules]",
+            self.location,
+            self.lane,
+            self.kind,
+            self.key,
+            self.points.join(", ")
+        )
+    }
+}
+
+/// One entry per (recipe line, key), in the order the run met them.
+fn group_unclassified(
+    failures: &[(&lane_manifest::Lane, lane::LaneFailure)],
+) -> Vec<UnclassifiedName> {
+    let mut out: Vec<UnclassifiedName> = Vec::new();
+    for (l, f) in failures {
+        for (point, u) in &f.unclassified {
+            let location = format!("{}:{}", u.file, u.line);
+            let lane = format!("{}: lane `{}`", l.at, l.config_key);
+            let point = format!("{point} ({})", u.variant.trim_matches(['(', ')']));
+            let kind = u.scope.to_string();
+            match out.iter_mut().find(|o| {
+                o.location == location && o.key == u.key && o.kind == kind && o.lane == lane
+            }) {
+                Some(o) => {
+                    if !o.points.contains(&point) {
+                        o.points.push(point);
+                    }
+                }
+                None => out.push(UnclassifiedName {
+                    location,
+                    lane,
+                    points: vec![point],
+                    kind,
+                    key: u.key.clone(),
+                }),
+            }
+        }
+    }
+    out
+}
+
 /// Runs a sync: every lane, every check, then the files (all staged before
 /// the first is renamed into place).
 /// `progress` gets one line per lane (`sync: lane 3/7 …`).
 pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Synced, SyncFailure> {
-    let m = lane_manifest::load(&options.manifest).map_err(SyncFailure)?;
-    let src = source::open(&options.inferencex).map_err(|e| SyncFailure(vec![e]))?;
+    let m = lane_manifest::load(&options.manifest).map_err(SyncFailure::new)?;
+    let src = source::open(&options.inferencex).map_err(|e| SyncFailure::new(vec![e]))?;
     let previous: BTreeMap<String, PreviousPage> = match &options.previous {
-        Some(dir) => previous::load(dir).map_err(SyncFailure)?,
+        Some(dir) => previous::load(dir).map_err(SyncFailure::new)?,
         None => BTreeMap::new(),
     };
+    let known_files = previous::known_files(&previous);
     let mut reader = reader::Reader::new(src.as_ref());
     let mut results = Vec::new();
-    let mut errors = Vec::new();
+    let mut failures = Vec::new();
     let total = m.lanes.len();
     for (i, l) in m.lanes.iter().enumerate() {
         progress(&format!(
@@ -135,29 +240,44 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
             l.config_key,
             l.page
         ));
-        match lane::translate(l, &m, &mut reader) {
+        match lane::translate(l, &m, &known_files, &mut reader) {
             Ok(r) => results.push(r),
-            Err(e) => errors.push(e),
+            Err(e) => failures.push((l, e)),
         }
     }
-    if !errors.is_empty() {
-        return Err(SyncFailure(errors));
+    if !failures.is_empty() {
+        return Err(SyncFailure {
+            problems: failures
+                .iter()
+                .filter_map(|(_, f)| f.refused.clone())
+                .collect(),
+            unclassified: group_unclassified(&failures),
+        });
     }
     let mut notes = Vec::new();
-    let pages = build_pages(
-        &m,
-        &results,
-        &previous,
-        options.previous.is_some(),
-        &mut notes,
-    )?;
+    let pages = output::build_pages(&m, &results, &previous, options, &mut notes)?;
+    output::check_renames(&pages, &previous, options.allow_rename).map_err(SyncFailure::new)?;
     notes.push(
         "nginx.conf files are written by this tool (srt-slurm's patched template is not \
          available offline); the commands do not depend on their text"
             .to_string(),
     );
+    let changes: Vec<PageChanges> = pages
+        .iter()
+        .filter_map(|p| {
+            let prev = previous.get(&p.page)?;
+            let lanes: Vec<&str> = m
+                .lanes
+                .iter()
+                .filter(|l| l.page == p.page)
+                .map(|l| l.config_key.as_str())
+                .collect();
+            Some(changes::of(p, prev, &lanes))
+        })
+        .collect();
     let previous_dir = options.previous.as_ref().map(|p| p.display().to_string());
     let report = report::Report::new(&report::Input {
+        changes: &changes,
         manifest: &m,
         source: reader.describe(),
         pages: &pages,
@@ -169,109 +289,13 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
         .previous
         .is_some()
         .then(|| report::compare(&pages, &previous));
-    let written = write_pages(&options.out, &pages).map_err(|e| SyncFailure(vec![e]))?;
+    let written =
+        output::write_pages(&options.out, &pages).map_err(|e| SyncFailure::new(vec![e]))?;
     Ok(Synced {
         written,
         pages: pages.into_iter().map(|p| p.decoded).collect(),
         comparison,
+        changes,
         report,
     })
-}
-
-fn build_pages(
-    m: &lane_manifest::LaneManifest,
-    results: &[LaneResult],
-    previous: &BTreeMap<String, PreviousPage>,
-    has_previous: bool,
-    notes: &mut Vec<String>,
-) -> Result<Vec<PageOut>, SyncFailure> {
-    let mut pages = Vec::new();
-    let mut errors = Vec::new();
-    for page in m.pages() {
-        let mut drafts = Vec::new();
-        let mut carried = Vec::new();
-        for r in results.iter().filter(|r| r.lane.page == page) {
-            match &r.outcome {
-                Outcome::Rendered(_) => match cells::group(r, m) {
-                    Ok(c) => drafts.extend(c),
-                    Err(e) => errors.push(e),
-                },
-                Outcome::CarriedOver if !has_previous => errors.push(format!(
-                    "{}: lane `{}`: carry-over needs --previous",
-                    r.lane.at, r.lane.config_key
-                )),
-                Outcome::CarriedOver => carried.push(r.lane.config_key.clone()),
-            }
-        }
-        if !errors.is_empty() {
-            continue;
-        }
-        match page::build(&page, drafts, &carried, previous.get(&page), m, notes) {
-            Ok(p) => pages.push(p),
-            Err(e) => errors.push(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(pages)
-    } else {
-        Err(SyncFailure(errors))
-    }
-}
-
-/// Another data file in `out` that holds one of the pages under a different
-/// name would leave the page twice: refused before anything is written.
-fn check_no_twins(out: &Path, pages: &[PageOut]) -> Result<(), String> {
-    if !out.is_dir() {
-        return Ok(());
-    }
-    let files = crate::data::data_files_in(out).map_err(|e| format!("{e:#}"))?;
-    for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        let Ok(page) = crate::data::page_name(&text, &f) else {
-            continue;
-        };
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
-        if let Some(p) = pages.iter().find(|p| p.page == page)
-            && name.as_deref() != Some(p.file_name.as_str())
-        {
-            return Err(format!(
-                "{} already holds page `{page}`; writing {} beside it would leave the page twice \
-                 (remove it, or write to another --out)",
-                f.display(),
-                p.file_name
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Writes every page to a temporary file beside its target first, then renames
-/// them all: a failed write leaves the directory as it was (the temporary
-/// files are removed when dropped).
-fn write_pages(out: &Path, pages: &[PageOut]) -> Result<Vec<PathBuf>, String> {
-    check_no_twins(out, pages)?;
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let mut staged = Vec::new();
-    for p in pages {
-        let target = out.join(&p.file_name);
-        let cannot = |e: std::io::Error| format!("cannot write {}: {e}", target.display());
-        let prefix = format!(".{}.", p.file_name);
-        let mut b = tempfile::Builder::new();
-        b.prefix(&prefix);
-        // The mode any new file gets (umask applies), not tempfile's private one.
-        #[cfg(unix)]
-        b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let mut tmp = b.tempfile_in(out).map_err(cannot)?;
-        tmp.write_all(p.text.as_bytes()).map_err(cannot)?;
-        staged.push((tmp, target));
-    }
-    let mut written = Vec::new();
-    for (tmp, target) in staged {
-        tmp.persist(&target)
-            .map_err(|e| format!("cannot write {}: {}", target.display(), e.error))?;
-        written.push(target);
-    }
-    Ok(written)
 }

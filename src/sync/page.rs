@@ -9,7 +9,8 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::cells::{self, CellDraft, HARDWARE_ORDER};
-use super::lane_manifest::{LaneManifest, MooncakeFrom};
+use super::lane::concs_text;
+use super::lane_manifest::LaneManifest;
 use super::previous::{self, PreviousPage};
 use super::{encode, json, kv};
 use crate::data::{self, AgentxData, RunStatus};
@@ -32,20 +33,30 @@ enum Slot {
     Carried(usize),
 }
 
+/// What a page is built with besides its cells.
+pub(super) struct PageContext<'a> {
+    pub prev: Option<&'a PreviousPage>,
+    /// The Mooncake donor block, when the page has one.
+    pub kv_mooncake: Option<Value>,
+    /// The form of a page `--previous` does not hold.
+    pub format: super::DataFormat,
+}
+
 pub(super) fn build(
     page: &str,
     mut drafts: Vec<CellDraft>,
     carried_lanes: &[String],
-    prev: Option<&PreviousPage>,
+    ctx: PageContext<'_>,
     m: &LaneManifest,
     notes: &mut Vec<String>,
 ) -> Result<PageOut, String> {
+    let PageContext {
+        prev,
+        kv_mooncake,
+        format,
+    } = ctx;
     cells::finish_page(&mut drafts);
-    let kv_mooncake = match (m.kv_mooncake, prev) {
-        (MooncakeFrom::Previous, Some(p)) => p.kv_mooncake(),
-        _ => None,
-    };
-    let facts = kv::facts(&drafts, kv_mooncake.is_some(), m, notes)?;
+    let facts = kv::facts(&drafts, kv_mooncake.is_some(), m, prev, notes)?;
     let slots = order(
         drafts.into_iter().zip(facts).collect(),
         carried_lanes,
@@ -56,7 +67,7 @@ pub(super) fn build(
     let mut doc = Map::new();
     doc.insert("model".into(), json!(page));
     doc.insert("generatedOn".into(), json!(m.source.generated_on));
-    doc.insert("source".into(), source(m));
+    doc.insert("source".into(), source(m, prev));
     doc.insert("hardware".into(), hardware_json(&parts.hardware, prev));
     doc.insert(
         "checkpoints".into(),
@@ -75,8 +86,15 @@ pub(super) fn build(
         Value::Object(parts.files.into_iter().collect()),
     );
     doc.insert("cells".into(), Value::Array(parts.cells));
-    let text = json::to_text(&Value::Object(doc));
-    let file_name = prev.map_or_else(|| default_name(page), PreviousPage::json_name);
+    let doc = Value::Object(doc);
+    let json_text = json::to_text(&doc);
+    // A page keeps the form and name it has; a new one takes the format asked for.
+    let format = prev.map_or(format, PreviousPage::format);
+    let text = match format {
+        super::DataFormat::Json => json_text,
+        super::DataFormat::Jsx => json::module_text(&doc, &json_text),
+    };
+    let file_name = prev.map_or_else(|| default_name(page, format), PreviousPage::file_name);
     finish(page, file_name, text, &slots, parts.carried, prev)
 }
 
@@ -139,32 +157,17 @@ fn push_new(v: &mut Vec<String>, s: &str) {
     }
 }
 
-/// Rendered and carried cells in page order: hardware, first concurrency,
-/// GPUs of one worker (a carried cell counts its whole allocation), config key.
+/// Rendered and carried cells in page order (`cells::order_key`; a carried
+/// cell counts its whole allocation as its worker's GPUs).
 fn order(
     drafts: Vec<(CellDraft, kv::KvFacts)>,
     carried_lanes: &[String],
     prev: Option<&PreviousPage>,
     page: &str,
 ) -> Result<Vec<Slot>, String> {
-    type Key = (usize, u32, u32, String, String);
-    let hw_index = |hw: &str| {
-        HARDWARE_ORDER
-            .iter()
-            .position(|h| *h == hw)
-            .unwrap_or(HARDWARE_ORDER.len())
-    };
-    let mut keyed: Vec<(Key, Slot)> = Vec::new();
+    let mut keyed: Vec<(cells::OrderKey, Slot)> = Vec::new();
     for (c, kv) in drafts {
-        let p0 = &c.points[0];
-        let key = (
-            hw_index(&c.hw),
-            p0.conc,
-            p0.worker_gpus,
-            c.lane.config_key.clone(),
-            c.id.clone(),
-        );
-        keyed.push((key, Slot::Rendered(Box::new((c, kv)))));
+        keyed.push((c.order_key(), Slot::Rendered(Box::new((c, kv)))));
     }
     for lane in carried_lanes {
         let p = prev.ok_or_else(|| {
@@ -187,13 +190,7 @@ fn order(
                 .and_then(|pt| pt.concs.first())
                 .copied()
                 .unwrap_or(0);
-            let key = (
-                hw_index(&c.hw),
-                conc,
-                c.gpus,
-                c.config_key.clone(),
-                c.id.clone(),
-            );
+            let key = cells::order_key(&c.hw, &c.ckpt, conc, c.gpus, &c.config_key, &c.id);
             keyed.push((key, Slot::Carried(i)));
         }
     }
@@ -201,13 +198,20 @@ fn order(
     Ok(keyed.into_iter().map(|(_, s)| s).collect())
 }
 
-/// `{repo, main, prs}`: every lane of the sync still awaiting merge, in manifest order.
-fn source(m: &LaneManifest) -> Value {
+/// `{repo, main, prs}`: every lane of the sync still awaiting merge, in
+/// manifest order (a carried lane without a commit keeps the previous page's entry).
+fn source(m: &LaneManifest, prev: Option<&PreviousPage>) -> Value {
     let mut prs = Map::new();
     for l in &m.lanes {
         let (Some(pr), RunStatus::VerifiedPr | RunStatus::InProgress) = (&l.pr, l.status) else {
             continue;
         };
+        if l.commit.is_none() {
+            if let Some(entry) = prev.and_then(|p| p.raw.get("source")?.get("prs")?.get(pr)) {
+                prs.entry(pr.clone()).or_insert_with(|| entry.clone());
+            }
+            continue;
+        }
         let run = l.run.as_ref().map(|r| {
             let id = r.split('/').next().unwrap_or(r);
             format!("{}/actions/runs/{id}", m.source.repo_url)
@@ -239,8 +243,8 @@ fn hardware_json(ids: &[String], prev: Option<&PreviousPage>) -> Value {
     )
 }
 
-/// `DeepSeek-V4.1` → `agentx-deepseek-v4.1.json`.
-fn default_name(page: &str) -> String {
+/// `DeepSeek-V4.1` → `agentx-deepseek-v4.1.json` (`.jsx` as a module).
+fn default_name(page: &str, format: super::DataFormat) -> String {
     let mut slug = String::new();
     for ch in page.chars() {
         let c = ch.to_ascii_lowercase();
@@ -250,7 +254,11 @@ fn default_name(page: &str) -> String {
             slug.push('-');
         }
     }
-    format!("agentx-{}.json", slug.trim_matches('-'))
+    let ext = match format {
+        super::DataFormat::Json => "json",
+        super::DataFormat::Jsx => "jsx",
+    };
+    format!("agentx-{}.{ext}", slug.trim_matches('-'))
 }
 
 /// Parses and decodes the text; every rendered point must decode to exactly
@@ -304,14 +312,22 @@ fn check_rendered(c: &CellDraft, d: &decode::Deployment) -> Result<(), String> {
                 .command_sets
                 .iter()
                 .find(|s| s.point == pi && s.router == *router && s.tier == p.kv)
-                .ok_or_else(|| format!("cell `{}` c{}: no {router} command set", c.id, p.conc))?;
+                .ok_or_else(|| {
+                    format!(
+                        "cell `{}` {}: no {router} command set",
+                        c.id,
+                        concs_text(&p.concs)
+                    )
+                })?;
             let got: Vec<&str> = set.processes.iter().map(|x| &*x.command).collect();
             let want: Vec<String> = setup.blocks.iter().map(decode::command_text).collect();
             if got != want {
                 return Err(format!(
-                    "round trip: cell `{}` c{} ({router}, {}) does not decode to its blocks; \
+                    "round trip: cell `{}` {} ({router}, {}) does not decode to its blocks; \
                      nothing was written",
-                    c.id, p.conc, p.kv
+                    c.id,
+                    concs_text(&p.concs),
+                    p.kv
                 ));
             }
         }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::doors::nginx::KnownFiles;
 use crate::data::{self, Loaded};
 use crate::decode::{self, DecodedPage};
 
@@ -54,7 +55,7 @@ pub(super) fn load(dir: &Path) -> Result<BTreeMap<String, PreviousPage>, Vec<Str
 }
 
 fn load_one(path: &Path) -> Result<PreviousPage, String> {
-    let text = std::fs::read_to_string(path)
+    let text = super::capped::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let loaded = data::parse_str(&text, path).map_err(|e| format!("{e:#}"))?;
     let json = data::json_text(&text).map_err(|e| format!("{}: {e:#}", path.display()))?;
@@ -132,14 +133,21 @@ impl PreviousPage {
         self.raw.get("files").and_then(|f| f.get(key)).cloned()
     }
 
-    /// The file name this page had, as `<stem>.json`.
-    pub(super) fn json_name(&self) -> String {
-        let stem = self
-            .path
-            .file_stem()
+    /// The file name this page had.
+    pub(super) fn file_name(&self) -> String {
+        self.path
+            .file_name()
             .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        format!("{stem}.json")
+            .unwrap_or_default()
+    }
+
+    /// The form this page had: a `.jsx` module or JSON.
+    pub(super) fn format(&self) -> super::DataFormat {
+        if self.path.extension().is_some_and(|e| e == "jsx") {
+            super::DataFormat::Jsx
+        } else {
+            super::DataFormat::Json
+        }
     }
 }
 
@@ -164,6 +172,24 @@ fn renumber(v: &mut Value, new_index: &dyn Fn(usize) -> Option<usize>) -> Result
         _ => {}
     }
     Ok(())
+}
+
+/// The config files of every previous page, for generated files of the same
+/// directives to take their text.
+pub(super) fn known_files(pages: &BTreeMap<String, PreviousPage>) -> KnownFiles {
+    let mut known = KnownFiles::default();
+    for page in pages.values() {
+        let files = page.raw.get("files").and_then(|f| f.as_object());
+        for f in files.into_iter().flat_map(|f| f.values()) {
+            if let (Some(name), Some(content)) = (
+                f.get("name").and_then(|n| n.as_str()),
+                f.get("content").and_then(|c| c.as_str()),
+            ) {
+                known.add(name, content);
+            }
+        }
+    }
+    known
 }
 
 /// File keys a raw cell's routers use.

@@ -4,6 +4,8 @@
 //! zip groups slice list leaves by index, length-1 lists broadcast), and the
 //! binding of single-node rows to their variant. Uses `sync::yaml`.
 
+pub(super) mod v1;
+
 use super::yaml::{Node, Value};
 
 /// One resolved variant.
@@ -205,15 +207,19 @@ pub(super) fn role_arg<'a>(variant: &'a Node, role: &str, names: &[&str]) -> Opt
 pub(super) const TP_NAMES: &[&str] = &["tensor-parallel-size", "tp-size", "tp"];
 pub(super) const EP_NAMES: &[&str] = &["expert-parallel-size", "ep-size", "ep"];
 
-/// The single-node binding: the variant whose `benchmark.env.CONC` is `conc`
-/// and whose agg tensor/expert parallel sizes are the row's `tp`/`ep`
-/// (a size the variant leaves unset counts as 1).
+/// The single-node binding: the variant whose `benchmark.env.CONC` is `conc`,
+/// whose agg tensor/expert parallel sizes are the row's `tp`/`ep` (a size the
+/// variant leaves unset counts as 1, and so does a row without `ep`), and
+/// whose DP attention is the row's `dp-attn`; a variant that names its KV
+/// offload (`benchmark.env.KV_OFFLOADING`) must name the row's
+/// `kv-offloading` (docs/sync.md, "Points").
 pub(super) fn bind_single_node(
     all: &[Variant],
     conc: u32,
-    tp: Option<i64>,
-    ep: Option<i64>,
+    (tp, ep, dp_attn): (Option<i64>, Option<i64>, bool),
+    kv_offloading: Option<&str>,
 ) -> Result<Variant, String> {
+    let ep = Some(ep.unwrap_or(1));
     if let [only] = all
         && only.name.is_none()
     {
@@ -233,15 +239,27 @@ pub(super) fn bind_single_node(
                 .and_then(|b| b.get("env"))
                 .and_then(|e| e.get("CONC"))
                 .and_then(|c| c.python_str());
+            let dp = role_arg(&v.node, "agg", &["enable-dp-attention"])
+                .and_then(|n| n.as_bool())
+                .unwrap_or(false);
+            // A variant that names its KV offload must name the row's.
+            let kv = v
+                .node
+                .get("benchmark")
+                .and_then(|b| b.get("env"))
+                .and_then(|e| e.get("KV_OFFLOADING"))
+                .and_then(|k| k.python_str());
             c.as_deref() == Some(conc.to_string().as_str())
                 && tp.is_none_or(|t| size(v, TP_NAMES) == t)
                 && ep.is_none_or(|e| size(v, EP_NAMES) == e)
+                && dp == dp_attn
+                && kv.is_none_or(|k| kv_offloading.is_none_or(|r| r == k))
         })
         .collect();
     match matches.as_slice() {
         [one] => Ok((*one).clone()),
         [] => Err(format!(
-            "no variant has benchmark.env.CONC = {conc} with tp {} and ep {}",
+            "no variant has benchmark.env.CONC = {conc} with tp {}, ep {} and dp-attn {dp_attn}",
             tp.map_or("-".into(), |t| t.to_string()),
             ep.map_or("-".into(), |e| e.to_string())
         )),
@@ -333,17 +351,27 @@ mod tests {
         )
         .unwrap();
         let all = variants(&doc).unwrap();
-        let v = bind_single_node(&all, 1, Some(4), None).unwrap();
+        let v = bind_single_node(&all, 1, (Some(4), None, false), None).unwrap();
         assert_eq!(v.label(), "override_tp4_c1");
         assert!(
-            bind_single_node(&all, 1, None, None)
+            bind_single_node(&all, 1, (None, None, false), None)
                 .unwrap_err()
                 .contains("several")
         );
         assert!(
-            bind_single_node(&all, 2, Some(2), None)
+            bind_single_node(&all, 2, (Some(2), None, false), None)
                 .unwrap_err()
                 .contains("CONC = 2")
         );
+        // A row without `ep` means EP 1, and DP attention must agree: the
+        // DSV4 B300 recipe's TP8 and DEP8 variants share conc 32.
+        let dep = yaml::parse(
+            "base: {roles: {agg: {args: {tensor-parallel-size: 8}}}}\noverride_tp8_c32: {benchmark: {env: {CONC: '32'}}}\noverride_dep8_c32: {roles: {agg: {args: {expert-parallel-size: 8, enable-dp-attention: true}}}, benchmark: {env: {CONC: '32'}}}\n",
+        )
+        .unwrap();
+        let all = variants(&dep).unwrap();
+        let pick = |ep, dp| bind_single_node(&all, 32, (Some(8), ep, dp), None).unwrap();
+        assert_eq!(pick(None, false).label(), "override_tp8_c32");
+        assert_eq!(pick(Some(8), true).label(), "override_dep8_c32");
     }
 }

@@ -23,6 +23,8 @@ pub(super) struct Input<'a> {
     /// `--previous`, when given.
     pub(super) previous_dir: Option<&'a str>,
     pub(super) notes: &'a [String],
+    /// Against `--previous`: what each page loses.
+    pub(super) changes: &'a [super::PageChanges],
 }
 
 /// The comparison with the previous data, for the pages this sync writes.
@@ -116,6 +118,7 @@ fn lanes_and_notes(input: &Input<'_>) -> String {
     for r in input.lanes {
         out.push_str(&lane_row(r, input.pages));
     }
+    out.push_str(&super::changes::markdown(input.changes));
     if !m.skips.is_empty() {
         out.push_str("\n## Skipped lanes\n\n");
         for s in &m.skips {
@@ -181,7 +184,8 @@ fn lane_row(r: &LaneResult, pages: &[PageOut]) -> String {
         "| {} | {}{how} | {} | {} | {cells} | {points} | {left_out} |\n",
         table_cell(&text(&r.lane.page)),
         table_cell(&code(key)),
-        table_cell(&code(short(&r.lane.commit))),
+        // A carry-over lane may name no commit.
+        table_cell(&code(r.lane.commit.as_deref().map_or("\u{2014}", short))),
         status_id(r.lane.status)
     )
 }

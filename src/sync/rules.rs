@@ -18,6 +18,8 @@ pub(super) enum Scope {
     WorkerArg,
     /// `frontend.args`: Dynamo frontend flags.
     FrontendArg,
+    /// `frontend.args` of an SGLang router front door: router flags.
+    RouterArg,
     /// `roles.<role>.env` and `frontend.env`.
     Env,
 }
@@ -27,6 +29,7 @@ impl Scope {
         match self {
             Scope::WorkerArg => "worker-args",
             Scope::FrontendArg => "frontend-args",
+            Scope::RouterArg => "router-args",
             Scope::Env => "env",
         }
     }
@@ -37,6 +40,7 @@ impl fmt::Display for Scope {
         f.write_str(match self {
             Scope::WorkerArg => "worker argument",
             Scope::FrontendArg => "frontend argument",
+            Scope::RouterArg => "router argument",
             Scope::Env => "environment variable",
         })
     }
@@ -52,6 +56,13 @@ pub(super) enum Rule {
     Drop(String),
     /// The value is replaced by this text.
     Placeholder(String),
+    /// Dropped from the command, and the cell carries this disclosure (the
+    /// note the reader sees, e.g. `chat-template`).
+    Disclose(String),
+    /// A path to a config file on SemiAnalysis's cluster: the command names
+    /// the file (its base name), and the file's text is the one a page of
+    /// `--previous` holds under that name.
+    File,
 }
 
 /// One section of the table file.
@@ -66,6 +77,10 @@ pub(super) struct Section {
     drop: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     placeholder: BTreeMap<String, String>,
+    #[serde(default)]
+    disclose: BTreeMap<String, String>,
+    #[serde(default)]
+    file: Vec<String>,
 }
 
 /// The file shape, shared by `rules.toml` and a manifest's `[rules]`.
@@ -77,7 +92,19 @@ pub(super) struct RulesFile {
     #[serde(default)]
     frontend_args: Section,
     #[serde(default)]
+    router_args: Section,
+    #[serde(default)]
     env: Section,
+    #[serde(default)]
+    kv_mooncake: MooncakeSection,
+}
+
+/// `[kv-mooncake]`: which env names belong to the Mooncake tier.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct MooncakeSection {
+    #[serde(default)]
+    env: Vec<String>,
 }
 
 /// The classified names.
@@ -85,7 +112,11 @@ pub(super) struct RulesFile {
 pub(super) struct Rules {
     worker_args: BTreeMap<String, Rule>,
     frontend_args: BTreeMap<String, Rule>,
+    router_args: BTreeMap<String, Rule>,
     env: BTreeMap<String, Rule>,
+    /// Env a worker carries as a Mooncake store client: what the page's
+    /// donor block (`kvMooncake.env`, `.decode_env`) holds.
+    pub mooncake_env: Vec<String>,
 }
 
 impl Rules {
@@ -112,6 +143,17 @@ impl Rules {
             Scope::FrontendArg,
             origin,
         )?;
+        add_section(
+            &mut self.router_args,
+            file.router_args,
+            Scope::RouterArg,
+            origin,
+        )?;
+        for name in file.kv_mooncake.env {
+            if !self.mooncake_env.contains(&name) {
+                self.mooncake_env.push(name);
+            }
+        }
         add_section(&mut self.env, file.env, Scope::Env, origin)
     }
 
@@ -123,6 +165,7 @@ impl Rules {
         match scope {
             Scope::WorkerArg => &self.worker_args,
             Scope::FrontendArg => &self.frontend_args,
+            Scope::RouterArg => &self.router_args,
             Scope::Env => &self.env,
         }
     }
@@ -146,6 +189,13 @@ fn add_section(
             .into_iter()
             .map(|(n, v)| (n, Rule::Placeholder(v))),
     );
+    entries.extend(
+        section
+            .disclose
+            .into_iter()
+            .map(|(n, d)| (n, Rule::Disclose(d))),
+    );
+    entries.extend(section.file.into_iter().map(|n| (n, Rule::File)));
     for (name, rule) in entries {
         if name.is_empty() || name.starts_with('-') {
             return Err(format!(
@@ -190,6 +240,14 @@ mod tests {
         assert_eq!(
             r.classify(Scope::Env, "MOONCAKE_DEVICE"),
             Some(&Rule::Placeholder("$IB_DEVICES".into()))
+        );
+        assert_eq!(
+            r.classify(Scope::WorkerArg, "chat-template"),
+            Some(&Rule::Disclose("chat-template".into()))
+        );
+        assert_eq!(
+            r.classify(Scope::WorkerArg, "deepep-config"),
+            Some(&Rule::File)
         );
         assert_eq!(r.classify(Scope::WorkerArg, "no-such-flag"), None);
     }

@@ -3,8 +3,11 @@
 //! change a command is either understood here or refused by name. Uses
 //! `data` (roles) and `sync::yaml`.
 
+mod services;
+
 use super::yaml::{Node, Value};
 use crate::data::Role;
+pub(super) use services::Mooncake;
 
 /// Top-level recipe keys that only drive the benchmark harness or Slurm.
 const HARNESS_KEYS: &[&str] = &[
@@ -23,6 +26,7 @@ const FRONTEND_KEYS: &[&str] = &[
     "enable_multiple_frontends",
     "env",
     "nginx_container",
+    "nginx_keepalive_timeout",
     "nginx_session_affinity",
     "nginx_session_affinity_header",
     "num_additional_frontends",
@@ -34,7 +38,11 @@ const ROLE_KEYS: &[&str] = &["args", "env", "gpus", "kv_events", "nodes", "worke
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum FrontDoor {
     Dynamo,
+    /// `frontend.type: sglang`: the worker serves clients itself.
     Sglang,
+    /// `frontend.type: sglang-router`: an SGLang router in front of the
+    /// worker, started with the frontend's arguments.
+    SglangRouter,
 }
 
 #[derive(Debug, Clone)]
@@ -45,6 +53,8 @@ pub(super) struct Frontend {
     pub session_affinity: bool,
     /// The header nginx hashes sessions by (`X-Dynamo-Session-ID` by default).
     pub affinity_header: String,
+    /// nginx's `keepalive_timeout` (`600s` unless the recipe says).
+    pub nginx_keepalive_timeout: String,
     /// In recipe order.
     pub args: Vec<(String, Node)>,
     pub env: Vec<(String, Node)>,
@@ -82,6 +92,8 @@ pub(super) struct Recipe {
     pub etcd: bool,
     /// `Some(max_payload_mb)` when a NATS service runs.
     pub nats: Option<Option<u64>>,
+    /// A Mooncake store the workers' KV cache reaches through the external linker.
+    pub mooncake: Option<Mooncake>,
     pub dynamo: Option<DynamoInstall>,
     /// Roles in prefill, decode, agg order.
     pub roles: Vec<RoleSpec>,
@@ -152,7 +164,7 @@ pub(super) fn parse(v: &Node) -> Result<Recipe, String> {
             );
         if !known {
             let why = if k == "backend" {
-                "a v1 recipe (`backend:`); only schema-2 `roles:` recipes are supported".to_string()
+                "`roles:` and v1's `backend:` together; srt-slurm refuses that mix".to_string()
             } else {
                 format!("the generator does not know whether `{k}` changes the commands")
             };
@@ -182,15 +194,16 @@ pub(super) fn parse(v: &Node) -> Result<Recipe, String> {
             n.line
         ));
     }
-    let (etcd, nats) = services(v.get("services"))?;
+    let services = services::parse(v.get("services"))?;
     let roles = roles(v, gpus_per_node)?;
     Ok(Recipe {
         gpu_type,
         gpus_per_node,
         image: image(v),
         frontend: frontend(v.get("frontend"))?,
-        etcd,
-        nats,
+        etcd: services.etcd,
+        nats: services.nats,
+        mooncake: services.mooncake,
         dynamo: dynamo(v.get("dynamo"))?,
         roles,
     })
@@ -250,6 +263,7 @@ fn frontend(f: Option<&Node>) -> Result<Frontend, String> {
     let door = match f.get("type").and_then(|t| t.as_str()).unwrap_or("dynamo") {
         "dynamo" => FrontDoor::Dynamo,
         "sglang" => FrontDoor::Sglang,
+        "sglang-router" => FrontDoor::SglangRouter,
         other => return Err(format!("frontend type `{other}` is not supported")),
     };
     let pairs = |k: &str| -> Result<Vec<(String, Node)>, String> {
@@ -281,45 +295,13 @@ fn frontend(f: Option<&Node>) -> Result<Frontend, String> {
             .and_then(|h| h.as_str())
             .unwrap_or("X-Dynamo-Session-ID")
             .to_string(),
+        nginx_keepalive_timeout: f
+            .get("nginx_keepalive_timeout")
+            .and_then(|h| h.python_str())
+            .unwrap_or_else(|| "600s".to_string()),
         args: pairs("args")?,
         env: pairs("env")?,
     })
-}
-
-fn services(s: Option<&Node>) -> Result<(bool, Option<Option<u64>>), String> {
-    let (mut etcd, mut nats) = (false, None);
-    let Some(s) = s else { return Ok((etcd, nats)) };
-    for svc in s.as_seq().ok_or("`services` is not a list")? {
-        let kind = svc
-            .get("type")
-            .and_then(|t| t.as_str())
-            .ok_or_else(|| format!("a service (line {}) has no `type`", svc.line))?;
-        match kind {
-            "etcd" => etcd = true,
-            "nats" => {
-                let payload = svc
-                    .get("options")
-                    .and_then(|o| o.get("max_payload_mb"))
-                    .map(|p| {
-                        p.as_int()
-                            .filter(|i| (1..=MAX_COUNT).contains(i))
-                            .and_then(|i| u64::try_from(i).ok())
-                            .ok_or_else(|| {
-                                format!("`max_payload_mb` (line {}) is not a size", p.line)
-                            })
-                    })
-                    .transpose()?;
-                nats = Some(payload);
-            }
-            other => {
-                return Err(format!(
-                    "service type `{other}` (line {}) is not supported",
-                    svc.line
-                ));
-            }
-        }
-    }
-    Ok((etcd, nats))
 }
 
 fn dynamo(d: Option<&Node>) -> Result<Option<DynamoInstall>, String> {
@@ -329,14 +311,17 @@ fn dynamo(d: Option<&Node>) -> Result<Option<DynamoInstall>, String> {
     }
     let source = d.get("source");
     let text = |n: Option<&Node>| n.and_then(|n| n.python_str()).filter(|s| !s.is_empty());
-    if let Some(w) = text(source.and_then(|s| s.get("wheel"))) {
+    // `source.wheel` (schema 2) or `wheel` (srt-slurm's DynamoConfig): the
+    // ai-dynamo version installed from staged wheels, with its runtime.
+    if let Some(w) = text(source.and_then(|s| s.get("wheel")).or(d.get("wheel"))) {
         return Ok(Some(DynamoInstall::Wheel(w)));
     }
     if let Some(h) = text(source.and_then(|s| s.get("hash")).or(d.get("hash"))) {
         return Ok(Some(DynamoInstall::Source(h)));
     }
     Err(format!(
-        "`dynamo` (line {}) installs Dynamo without a `source.wheel` or `hash`: which version is unknown",
+        "`dynamo` (line {}) installs Dynamo without a `wheel` or `hash`: which version ran is \
+         unknown (srt-slurm's `version` default is not rendered)",
         d.line
     ))
 }
@@ -406,7 +391,12 @@ fn role_spec(role: Role, spec: &Node, gpus_per_node: u32) -> Result<RoleSpec, St
         nodes,
         workers,
         gpus,
-        kv_events: flag(spec.get("kv_events"), "kv_events", false)?,
+        // A recipe that writes the kv-events config itself publishes KV events
+        // (the generator writes its own, fixed endpoint).
+        kv_events: flag(spec.get("kv_events"), "kv_events", false)?
+            || spec
+                .get("args")
+                .is_some_and(|a| a.get("kv-events-config").is_some()),
         args: pairs("args")?,
         env: pairs("env")?,
     })

@@ -3,6 +3,8 @@
 //! decoder sorts them), the role's env through the same table, GPU pinning for
 //! workers sharing a node. Uses `data`, `decode` (the lead order) and `sync::*`.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::fmt;
 
 use super::rules::{Rule, Rules, Scope};
@@ -11,7 +13,7 @@ use super::yaml::{Node, Value};
 use crate::data::{Arg, Block, BlockKind, Env, Role};
 use crate::decode::sort_worker_args;
 
-/// Ports and placeholders every generated worker uses (research/generator.md §2.3).
+/// Ports and placeholders every generated worker uses (docs/sync.md, "Workers").
 pub(super) const WORKER_PORT: &str = "30000";
 pub(super) const BOOTSTRAP_PORT: &str = "8998";
 pub(super) const KV_EVENTS: &str =
@@ -22,32 +24,13 @@ pub(super) const NATS_SERVER: &str = "nats://$NATS_IP:4222";
 /// Why a recipe could not be turned into commands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Problem {
-    /// A name the rules table does not classify.
-    Unclassified {
-        file: String,
-        variant: String,
-        scope: Scope,
-        key: String,
-        line: usize,
-    },
-    /// Anything else the generator refuses, with the reason.
+    /// Something the generator refuses, with the reason.
     Refused(String),
 }
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Problem::Unclassified {
-                file,
-                variant,
-                scope,
-                key,
-                line,
-            } => write!(
-                f,
-                "{file}:{line}: variant {variant}: {scope} `{key}` is not in the rules table; \
-                 classify it (keep, drop or placeholder) in src/sync/rules.toml or the manifest's [rules]"
-            ),
             Problem::Refused(why) => f.write_str(why),
         }
     }
@@ -57,6 +40,17 @@ impl From<String> for Problem {
     fn from(s: String) -> Problem {
         Problem::Refused(s)
     }
+}
+
+/// A name the rules table does not classify, where a recipe used it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Unclassified {
+    /// `path@commit` of the recipe.
+    pub file: String,
+    pub line: usize,
+    pub variant: String,
+    pub scope: Scope,
+    pub key: String,
 }
 
 /// What the builders need to know besides the recipe.
@@ -69,25 +63,61 @@ pub(super) struct Ctx<'a> {
     /// `path@commit` of the recipe, for messages.
     pub file: &'a str,
     pub variant: &'a str,
+    /// Config files of `--previous`, whose text a generated file of the same
+    /// directives takes.
+    pub known_files: &'a super::doors::nginx::KnownFiles,
+    /// Names the rules table does not classify, as they are met.
+    pub unclassified: RefCell<Vec<Unclassified>>,
+    /// Disclosures of what the rules dropped (`chat-template`).
+    pub disclosures: RefCell<BTreeSet<String>>,
+    /// Config files worker arguments name: `(name, text)`.
+    pub files: RefCell<Vec<(String, String)>>,
 }
 
-impl Ctx<'_> {
-    fn unclassified(&self, scope: Scope, key: &str, line: usize) -> Problem {
-        Problem::Unclassified {
-            file: self.file.to_string(),
-            variant: self.variant.to_string(),
-            scope,
-            key: key.to_string(),
-            line,
+impl<'a> Ctx<'a> {
+    /// A context with nothing collected yet.
+    pub(super) fn new(
+        rules: &'a Rules,
+        model: &'a str,
+        cluster_env: &'a Env,
+        file: &'a str,
+        variant: &'a str,
+        known_files: &'a super::doors::nginx::KnownFiles,
+    ) -> Ctx<'a> {
+        Ctx {
+            rules,
+            model,
+            cluster_env,
+            file,
+            variant,
+            known_files,
+            unclassified: RefCell::new(Vec::new()),
+            disclosures: RefCell::new(BTreeSet::new()),
+            files: RefCell::new(Vec::new()),
         }
     }
 
-    /// Applies the rules table: `Ok(None)` drops the name, `Ok(Some(text))`
-    /// replaces its value, `Ok(Some(None))`-like keep is `Keep`.
-    pub(super) fn rule(&self, scope: Scope, key: &str, line: usize) -> Result<&Rule, Problem> {
-        self.rules
-            .classify(scope, key)
-            .ok_or_else(|| self.unclassified(scope, key, line))
+    pub(super) fn disclose(&self, id: &str) {
+        self.disclosures.borrow_mut().insert(id.to_string());
+    }
+
+    /// Applies the rules table. A name it does not classify is recorded (the
+    /// sync reports every one of a run at once, then writes nothing) and
+    /// treated as dropped, so that the rest of the recipe is still read.
+    pub(super) fn rule(&self, scope: Scope, key: &str, line: usize) -> Rule {
+        match self.rules.classify(scope, key) {
+            Some(r) => r.clone(),
+            None => {
+                self.unclassified.borrow_mut().push(Unclassified {
+                    file: self.file.to_string(),
+                    line,
+                    variant: self.variant.to_string(),
+                    scope,
+                    key: key.to_string(),
+                });
+                Rule::Drop("unclassified".into())
+            }
+        }
     }
 }
 
@@ -100,7 +130,7 @@ pub(super) fn worker(
 ) -> Result<Block, Problem> {
     let cmd = match door {
         FrontDoor::Dynamo => "python3 -m dynamo.sglang",
-        FrontDoor::Sglang => "python3 -m sglang.launch_server",
+        FrontDoor::Sglang | FrontDoor::SglangRouter => "python3 -m sglang.launch_server",
     };
     let mut b = Block::new(BlockKind::Worker, cmd);
     b.role = Some(spec.role);
@@ -118,6 +148,9 @@ pub(super) fn worker(
     sort_worker_args(&mut b.args);
     b.env = env(&spec.env, ctx)?;
     b.env.extend(ctx.cluster_env.clone());
+    if recipe.mooncake.is_some() {
+        b.env.extend(super::doors::mooncake::client_env());
+    }
     if door == FrontDoor::Dynamo {
         b.env.insert("DYN_REQUEST_PLANE".into(), "tcp".into());
         b.env.insert("ETCD_ENDPOINTS".into(), ETCD_ENDPOINTS.into());
@@ -129,7 +162,7 @@ pub(super) fn worker(
 }
 
 /// Workers sharing a node get consecutive GPU ids: `[["0,1"], ["2,3"]]`.
-/// Fitted to the three cases the real data shows (research/generator.md §2.3).
+/// Fitted to the three cases the real data shows (docs/sync.md, "Workers").
 fn pinning(workers: u32, gpus: u32, per_node: u32) -> Option<Vec<Vec<String>>> {
     if workers <= 1 || gpus >= per_node {
         return None;
@@ -204,13 +237,31 @@ fn role_args(spec: &RoleSpec, ctx: &Ctx<'_>) -> Result<Vec<Arg>, Problem> {
     let mut out = Vec::new();
     for (key, value) in &spec.args {
         let name = key.replace('_', "-");
-        match ctx.rule(Scope::WorkerArg, &name, value.line)? {
+        match ctx.rule(Scope::WorkerArg, &name, value.line) {
             Rule::Keep => out.extend(cli_arg(&name, value, ctx)?),
             Rule::Lead | Rule::Drop(_) => {}
-            Rule::Placeholder(text) => out.push(Arg::new(&format!("--{name}"), &[text])),
+            Rule::Disclose(d) => ctx.disclose(&d),
+            Rule::Placeholder(text) => out.push(Arg::new(&format!("--{name}"), &[&text])),
+            Rule::File => out.push(file_arg(&name, value, ctx)?),
         }
     }
     Ok(out)
+}
+
+/// A worker argument naming a config file on the cluster: the command names
+/// the file by its base name, and the file's text comes from `--previous`.
+fn file_arg(name: &str, value: &Node, ctx: &Ctx<'_>) -> Result<Arg, Problem> {
+    let path = value.python_str().unwrap_or_default();
+    let base = path.rsplit('/').next().unwrap_or_default().to_string();
+    let content = ctx.known_files.by_name(&base).ok_or_else(|| {
+        Problem::Refused(format!(
+            "{}:{}: variant {}: `{name}` names {path}, a file on SemiAnalysis's cluster; no page \
+             of --previous holds one {base} (or they differ), so its text is unknown",
+            ctx.file, value.line, ctx.variant
+        ))
+    })?;
+    ctx.files.borrow_mut().push((base.clone(), content));
+    Ok(Arg::new(&format!("--{name}"), &[&base]))
 }
 
 /// srtctl's `_config_to_cli_args` for one key: `true` is a bare flag, `false`
@@ -260,13 +311,21 @@ pub(super) fn env(pairs: &[(String, Node)], ctx: &Ctx<'_>) -> Result<Env, Proble
                 )));
             }
         };
-        match ctx.rule(Scope::Env, key, value.line)? {
+        match ctx.rule(Scope::Env, key, value.line) {
             Rule::Keep => {
                 out.insert(key.clone(), text);
             }
             Rule::Lead | Rule::Drop(_) => {}
+            Rule::Disclose(d) => ctx.disclose(&d),
             Rule::Placeholder(p) => {
                 out.insert(key.clone(), p.clone());
+            }
+            Rule::File => {
+                return Err(Problem::Refused(format!(
+                    "{}:{}: variant {}: env `{key}` is classified as a file; only worker \
+                     arguments may name files",
+                    ctx.file, value.line, ctx.variant
+                )));
             }
         }
     }

@@ -33,6 +33,13 @@ pub(crate) fn sync(manifest: &Path, src: &Path, previous: Option<&Path>, out: &P
     cmd.output().expect("run mdbook-agentx")
 }
 
+/// A fresh, empty scratch directory.
+pub(crate) fn scratch_dir(name: &str) -> support::Scratch {
+    let dir = support::temp(name);
+    std::fs::create_dir(&dir).unwrap();
+    dir
+}
+
 pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -219,11 +226,32 @@ fn written_files_get_the_mode_of_any_new_file() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
-/// An empty directory, removed with everything in it when dropped.
-fn scratch_dir(name: &str) -> support::Scratch {
-    let dir = support::temp(name);
-    std::fs::create_dir(&dir).unwrap();
-    dir
+/// Commits `work_tree` as the one commit of a new bare repository
+/// `git_dir`; its id.
+pub(crate) fn commit_to_bare_git(work_tree: &Path, git_dir: &Path) -> String {
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .arg("--git-dir")
+            .arg(git_dir)
+            .arg("--work-tree")
+            .arg(work_tree)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    let init = Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(git_dir)
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "git init: {}", stderr(&init));
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "fixture"]);
+    git(&["rev-parse", "HEAD"])
 }
 
 /// A git directory serves the same files as the snapshot folder. The test
@@ -236,29 +264,7 @@ fn git_directory_source() {
     }
     let dir = scratch_dir("git");
     let git_dir = dir.join("inferencex.git");
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .arg("--git-dir")
-            .arg(&git_dir)
-            .arg("--work-tree")
-            .arg(fixture("snapshot/a1b2c3d4"))
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
-        String::from_utf8_lossy(&o.stdout).trim().to_string()
-    };
-    let init = Command::new("git")
-        .args(["init", "-q", "--bare"])
-        .arg(&git_dir)
-        .output()
-        .unwrap();
-    assert!(init.status.success(), "git init: {}", stderr(&init));
-    git(&["add", "-A"]);
-    git(&["commit", "-qm", "fixture"]);
-    let sha = git(&["rev-parse", "HEAD"]);
+    let sha = commit_to_bare_git(&fixture("snapshot/a1b2c3d4"), &git_dir);
     let manifest = std::fs::read_to_string(fixture("demo-lanes.toml"))
         .unwrap()
         .replace("a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", &sha)
@@ -303,6 +309,19 @@ fn refused(name: &str, lanes: &str) -> String {
     stderr(&o).replace(&format!("{}/", dir.display()), "")
 }
 
+/// Syncs `manifest` (written to `dir/lanes.toml`) over the fixture snapshot
+/// into `dir/out`, without `--previous`; it must succeed.
+fn sync_in(dir: &Path, manifest: &str) {
+    std::fs::write(dir.join("lanes.toml"), manifest).unwrap();
+    let o = sync(
+        &dir.join("lanes.toml"),
+        &fixture("snapshot"),
+        None,
+        &dir.join("out"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 const SHA: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678";
 
 /// An in-progress lane (its `[[lane]]` header is manifest line 6) plus `extra` lines.
@@ -318,23 +337,32 @@ fn unclassified_argument_names_file_variant_and_key() {
         "unclassified",
         &lane("demo-fp8-b200-sglang-agentic-unclassified", SHA, ""),
     );
-    let want = "error: lanes.toml:6: lane `demo-fp8-b200-sglang-agentic-unclassified`: search-space[0] c1: \
-        inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/demo/sglang/b200-fp8-mtp/unclassified.yaml@a1b2c3d4:20: \
-        variant (flat recipe): worker argument `mystery-speedup` is not in the rules table";
-    assert!(err.contains(want), "{err}");
+    // Every name of the run at once, each with its recipe line, lane, point and key.
+    let file = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/demo/sglang/b200-fp8-mtp/unclassified.yaml@a1b2c3d4";
+    let at = "lanes.toml:6: lane `demo-fp8-b200-sglang-agentic-unclassified`";
+    for (line, what) in [
+        (20, "worker argument `mystery-speedup`"),
+        (21, "worker argument `another-mystery`"),
+        (23, "environment variable `MYSTERY_SWITCH`"),
+    ] {
+        let want = format!(
+            "error: {file}:{line}: {at}: {what} is not in the rules table (used by \
+             search-space[0] c1 (flat recipe)); classify it"
+        );
+        assert!(err.contains(&want), "{want}\n{err}");
+    }
+    assert!(
+        err.contains("sync: 3 names are not in the rules table (all of this run are listed above)"),
+        "{err}"
+    );
     assert!(err.contains("sync: nothing written"), "{err}");
     // Classified in the manifest's `[rules]`, the same lane syncs and keeps the flag.
     let dir = scratch_dir("rules");
-    let rules = "\n[rules.worker-args]\nkeep = [\"mystery-speedup\"]\n";
+    let rules = "\n[defaults]\nkv-mooncake = \"none\"\n\
+                 [rules.worker-args]\nkeep = [\"mystery-speedup\", \"another-mystery\"]\n\
+                 [rules.env]\ndrop.harness = [\"MYSTERY_SWITCH\"]\n";
     let lanes = lane("demo-fp8-b200-sglang-agentic-unclassified", SHA, "");
-    std::fs::write(dir.join("lanes.toml"), format!("{HEAD}{rules}{lanes}")).unwrap();
-    let o = sync(
-        &dir.join("lanes.toml"),
-        &fixture("snapshot"),
-        None,
-        &dir.join("out"),
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
+    sync_in(&dir, &format!("{HEAD}{rules}{lanes}"));
     let text = std::fs::read_to_string(dir.join("out/agentx-demo-30b.json")).unwrap();
     assert!(text.contains("[\"--mystery-speedup\"]"), "{text}");
 }
@@ -470,4 +498,43 @@ fn snapshot_symlinks_and_fifos_are_refused() {
         );
         assert!(!wrote, "{name}: nothing written");
     }
+}
+
+/// Twins: cells of one lane a reader could not otherwise tell apart. A row
+/// repeating a concurrency of another row of the same label starts its own
+/// cell; twins are named by the tier they measured when it differs (here the
+/// rows declare no offload and HiCache), else by the first worker flag that
+/// differs.
+#[test]
+fn twin_cells_say_what_differs() {
+    let dir = scratch_dir("twins");
+    let lanes = format!(
+        "{HEAD}\n[defaults]\nkv-mooncake = \"none\"\n[cluster.b200-example]\nenv = {{}}\n{}{}",
+        lane("demo-fp8-b200-sglang-agentic-twins", SHA, ""),
+        lane("demo-fp8-b200-dynamo-sglang-agentic-twins", SHA, ""),
+    );
+    sync_in(&dir, &lanes);
+    let data = raw(&dir.join("out/agentx-demo-30b.json"));
+    let cells: Vec<String> = data["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} | {} | {}",
+                c["id"].as_str().unwrap(),
+                c["detail"].as_str().unwrap(),
+                c["points"].as_array().unwrap().len()
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            "demo-fp8-b200-sglang-agentic-twins#0 | MTP 3-1-4 \u{b7} measured with no KV offload | 2",
+            "demo-fp8-b200-sglang-agentic-twins#1 | MTP 3-1-4 \u{b7} measured with HiCache | 2",
+            "demo-fp8-b200-dynamo-sglang-agentic-twins#0 | MTP 1-1-2 \u{b7} --max-running-requests 16 | 1",
+            "demo-fp8-b200-dynamo-sglang-agentic-twins#1 | MTP 1-1-2 \u{b7} --max-running-requests 8 | 1",
+        ]
+    );
 }

@@ -9,7 +9,7 @@
 //! recipe path's builders render ([`mapping`]). The rules are written out in
 //! docs/sync-bash-lanes.md.
 //!
-//! May use: `sync::{cells, lane, lane_manifest, master, reader, yaml}` and
+//! May use: `sync::{cells, doors, lane, lane_manifest, master, reader, yaml}` and
 //! what they export; nothing outside `sync`.
 
 mod arith;
@@ -29,7 +29,8 @@ mod tests;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use super::lane::{self, LanePoint};
+use super::doors::nginx::KnownFiles;
+use super::lane::{self, LaneFailure, LanePoint, PointError, PointInput};
 use super::lane_manifest::{Lane, LaneManifest};
 use super::master::{BashRow, MasterEntry, Row, RowKind};
 use super::reader::{Found, Reader};
@@ -40,20 +41,24 @@ use state::{State, Val, Var};
 use syntax::Script;
 
 /// The points of a bash lane. Errors name the row, the concurrency, and
-/// `file:line` of what could not be interpreted.
+/// `file:line` of what could not be interpreted; names the rules table does
+/// not classify are collected over every point (the run reports them at once).
 pub(super) fn lane_points(
     lane: &Lane,
     m: &LaneManifest,
+    known_files: &KnownFiles,
     entry: &MasterEntry,
     rows: &[&Row],
     reader: &mut Reader<'_>,
     notes: &mut Vec<String>,
-) -> Result<Vec<LanePoint>, String> {
+) -> Result<Vec<LanePoint>, LaneFailure> {
     let hw = launcher::hardware_id(&entry.runner)?;
+    // A lane that is not carried over has a commit (lane::translate checks).
     let script_commit = lane
         .recipe_commit
         .clone()
-        .unwrap_or_else(|| lane.commit.clone());
+        .or_else(|| lane.commit.clone())
+        .unwrap_or_default();
     let includes = lane
         .includes_commit
         .clone()
@@ -61,6 +66,7 @@ pub(super) fn lane_points(
     let mut ctx = LaneCtx {
         lane,
         m,
+        known_files,
         entry,
         hw,
         hardware: None,
@@ -69,12 +75,13 @@ pub(super) fn lane_points(
         notes: Vec::new(),
     };
     let mut points = Vec::new();
+    let mut failure = LaneFailure::default();
     for row in rows {
         let RowKind::Bash(b) = &row.kind else {
-            return Err(format!(
+            return Err(LaneFailure::from(format!(
                 "search-space[{}] names a recipe while other rows run a bash script; a lane is one or the other",
                 row.item
-            ));
+            )));
         };
         let spec = row.spec_decoding.clone().unwrap_or_else(|| "none".into());
         let script = ctx.script(&spec, &script_commit, reader)?;
@@ -82,11 +89,25 @@ pub(super) fn lane_points(
             ctx.hardware = Some(hardware(m, entry, &ctx.includes, reader, &mut ctx.notes)?);
         }
         for &conc in &row.concs {
-            let p = ctx
-                .point(row, b, &spec, conc, &script, reader)
-                .map_err(|e| format!("search-space[{}] c{conc}: {e}", row.item))?;
-            points.push(p);
+            let name = format!("search-space[{}] c{conc}", row.item);
+            match ctx.point(row, b, &spec, conc, &script, reader) {
+                Ok(p) => points.push(p),
+                // A bash point has no recipe variant: the script is what it ran.
+                Err(PointError::Unclassified(names)) => {
+                    failure.unclassified.extend(names.into_iter().map(|mut n| {
+                        n.variant = "bash script".into();
+                        (name.clone(), n)
+                    }))
+                }
+                Err(PointError::Refused(why)) => {
+                    failure.refused = Some(format!("{name}: {why}"));
+                    return Err(failure);
+                }
+            }
         }
+    }
+    if !failure.unclassified.is_empty() {
+        return Err(failure);
     }
     for n in ctx.notes {
         if !notes.contains(&n) {
@@ -139,6 +160,7 @@ fn hardware(
 struct LaneCtx<'a> {
     lane: &'a Lane,
     m: &'a LaneManifest,
+    known_files: &'a KnownFiles,
     entry: &'a MasterEntry,
     hw: String,
     /// Looked up once the lane's script is found.
@@ -214,7 +236,7 @@ impl LaneCtx<'_> {
         conc: u32,
         (path, script): &(String, Rc<Script>),
         reader: &mut Reader<'_>,
-    ) -> Result<LanePoint, String> {
+    ) -> Result<LanePoint, PointError> {
         let hardware = self.hardware.ok_or("the runner's hardware is not known")?;
         let tp =
             b.tp.and_then(|t| u32::try_from(t).ok())
@@ -246,17 +268,18 @@ impl LaneCtx<'_> {
         };
         let variant = Variant { name: None, node };
         let cluster_env = lane::cluster_env(self.m, self.entry);
-        let p = lane::point(
-            self.lane,
-            self.m,
-            self.entry,
-            &cluster_env,
+        let input = PointInput {
+            lane: self.lane,
+            m: self.m,
+            known_files: self.known_files,
+            entry: self.entry,
+            cluster_env: &cluster_env,
             row,
-            conc,
-            &variant,
-            &found,
-            reader,
-        )?;
+            concs: &[conc],
+            variant: &variant,
+            found: &found,
+        };
+        let p = lane::point(&input, reader)?;
         mapping::check_golden_al(&launch, p.golden_al.as_deref())?;
         Ok(p)
     }
