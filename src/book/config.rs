@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use mdbook_preprocessor::config::{BookConfig, Config};
+use mdbook_preprocessor::config::{BookConfig, BuildConfig, Config};
 
 use crate::util::cmark::MarkdownConfig;
 use crate::util::fs::{Bounds, DEFAULT_MAX_FILE_MIB};
@@ -170,13 +170,16 @@ pub(crate) fn agentx_from_mdbook(cfg: &Config) -> Result<AgentxConfig> {
         .unwrap_or_default())
 }
 
-/// The source directory and `[preprocessor.agentx]` a `book.toml` sets,
-/// read with the types [`super::BookDir`] uses, but nothing else of it: for
-/// `install`, which edits the rest and says itself what is wrong there.
+/// The source and build directories and `[preprocessor.agentx]` a
+/// `book.toml` sets, read with the types [`super::BookDir`] uses, but
+/// nothing else of it: for `install`, which edits the rest and says itself
+/// what is wrong there.
 #[derive(Debug, Clone)]
 pub(crate) struct SourceAndData {
     /// `[book] src`, relative to the book root.
     pub src: PathBuf,
+    /// `[build] build-dir`, relative to the book root.
+    pub build_dir: PathBuf,
     /// `[preprocessor.agentx]` (its `data-dir` relative to the book root).
     pub agentx: AgentxConfig,
 }
@@ -188,6 +191,8 @@ impl SourceAndData {
             #[serde(default)]
             book: BookConfig,
             #[serde(default)]
+            build: BuildConfig,
+            #[serde(default)]
             preprocessor: Preprocessors,
         }
         #[derive(Default, Deserialize)]
@@ -198,6 +203,7 @@ impl SourceAndData {
         let tables: Tables = toml::from_str(text)?;
         Ok(SourceAndData {
             src: tables.book.src,
+            build_dir: tables.build.build_dir,
             agentx: tables.preprocessor.agentx,
         })
     }

@@ -101,7 +101,7 @@ pub(crate) fn install_assets(
     }
     edit_book_toml(&mut doc, &book, assets, &shown, &mut report)?;
     if opts.agent_files {
-        agent_files::add_renderer(&mut doc, &shown, &mut report)?;
+        agent_files::add_renderer(&mut doc, &book.build_dir, &shown, &mut report)?;
     }
     for (asset, path) in to_write {
         write_file(&path, asset.installed_text().as_bytes())?;
