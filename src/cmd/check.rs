@@ -25,6 +25,7 @@ pub(super) struct Args {
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let report = mdbook_agentx::check(&args.book_dir)?;
+    super::messages::Messages::human().notices(&report.notices);
     let mut out = std::io::stdout().lock();
     match args.format {
         OutputFormat::Text => write!(out, "{}", terminal_text(&report.text(args.verbose)))?,

@@ -23,10 +23,12 @@ pub(super) struct Args {
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
     if let Some(out) = args.offline {
         let report = export_offline(&args.book_dir, &out)?;
-        super::build::print_report("exported (offline, no remote assets)", &report);
+        let messages = super::messages::Messages::human();
+        super::build::print_report(&messages, "exported (offline, no remote assets)", &report);
     }
     if let Some(file) = args.single_file {
-        let bytes = write_single_file(&args.book_dir, &file)?;
+        let (bytes, notices) = write_single_file(&args.book_dir, &file)?;
+        super::messages::Messages::human().notices(&notices);
         eprintln!(
             "exported the book as one file: {} ({} KiB)",
             file.display(),

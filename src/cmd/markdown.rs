@@ -22,6 +22,7 @@ pub(super) struct Args {
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let r = export_markdown(&args.book_dir, &args.dest, args.allow_dest_outside)?;
+    super::messages::Messages::human().notices(&r.notices);
     eprintln!(
         "wrote {} chapters, SUMMARY.md and {} other files into {}",
         r.chapters,

@@ -12,6 +12,7 @@ mod diff;
 mod export;
 mod install;
 mod markdown;
+mod messages;
 mod preprocess;
 mod report;
 mod serve;
@@ -159,5 +160,20 @@ fn failed_if(any_failed: bool) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// clap's own checks of the definition (conflicting names, groups that
+    /// name missing arguments, bad defaults…), which otherwise only fail
+    /// when the command that has them runs.
+    #[test]
+    fn the_command_line_definition_is_valid() {
+        Cli::command().debug_assert();
     }
 }

@@ -29,6 +29,9 @@ enum ReportFormat {
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let report = mdbook_agentx::report(&args.book_dir, &args.base)?;
+    let messages = super::messages::Messages::human();
+    messages.notices(&report.notices);
+    messages.notices(&report.check.notices);
     let mut out = std::io::stdout().lock();
     match args.format {
         ReportFormat::Markdown => write!(out, "{}", terminal_text(&report.markdown()))?,

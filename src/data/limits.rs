@@ -10,7 +10,7 @@
 //! nothing real comes near, and a page that did would read better split. Every refusal names the JSON path, the count, the
 //! bound and the fix.
 
-use super::*;
+use super::schema::AgentxData;
 
 /// Deployments (`cells`) of one page. The largest real page has 50; one
 /// model with 1,000 deployments still builds.
@@ -86,6 +86,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::data::{Loaded, parse_str};
 
     /// The test fixture `mini.json`, changed by `edit`, loaded.
     fn load_edited(edit: impl FnOnce(&mut Value)) -> Result<Loaded, String> {

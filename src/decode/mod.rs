@@ -32,18 +32,19 @@ mod provenance;
 mod status;
 mod validate;
 
-use self::decoder::{Decoder, router_list};
-pub(crate) use self::edit::*;
-pub(crate) use self::kv::*;
-pub(crate) use self::labels::*;
-pub use self::model::*;
-pub use self::notes::*;
-pub(crate) use self::placeholders::*;
+use self::decoder::Decoder;
+pub(crate) use self::edit::{apply_diff, sort_worker_args};
+pub(crate) use self::kv::is_kv_flag;
+pub(crate) use self::labels::hardware_label;
+pub(crate) use self::model::concs_label;
+pub use self::model::{
+    CommandSet, ConfigFile, DecodedFile, DecodedPage, Deployment, ImageInfo, KvDonor, Placeholder,
+    Process, Provenance, UnavailableTier, decode_file, decode_str,
+};
+pub use self::notes::Note;
+pub(crate) use self::placeholders::env_exports;
 pub(crate) use self::processes::command_text;
-use self::processes::*;
-pub(crate) use self::provenance::*;
-pub use self::status::*;
-use self::validate::*;
+pub use self::status::Status;
 
 /// Hardware ids used by the deployments, in the data's hardware order
 /// (ids the data does not list follow, in the order cells use them).

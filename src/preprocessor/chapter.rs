@@ -9,13 +9,15 @@ use anyhow::{Result, anyhow, bail};
 
 use super::cache::{CachedExpansion, Dependency};
 use super::directive::{self, Found, Occurrence, Replacement};
+use super::library::Library;
 use super::parse::Directive;
-use super::*;
+use super::summary::{DeploymentSummary, ShownAt, summarize};
+use crate::book::{AgentxConfig, OnError, over_max_site};
 use crate::decode::{self, DecodedPage};
 use crate::manifest::ManifestEntry;
 use crate::render::{self, SECTION_ANCHOR, SectionOptions};
+use crate::util::cmark::MarkdownConfig;
 use crate::util::escape;
-use crate::util::markdown::MarkdownConfig;
 use crate::util::text::slug;
 
 /// A chapter after expansion.

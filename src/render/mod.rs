@@ -27,7 +27,9 @@ mod selector;
 use std::fmt::Write as _;
 
 use self::chapter::deployment_chapter;
-pub(crate) use self::command_set::{PROCESS_CLASS, command_set_markdown, command_set_title};
+#[cfg(test)]
+pub(crate) use self::command_set::command_set_markdown;
+pub(crate) use self::command_set::{PROCESS_CLASS, command_set_title};
 use crate::data::KvTier;
 use crate::decode::{DecodedPage, Deployment, Provenance, Status};
 use crate::util::escape::{code, link, table_cell, text};

@@ -27,8 +27,8 @@ use pulldown_cmark::{Event, Tag};
 use super::overview::OverviewRow;
 use super::portable::{apply_edits, heading_edits};
 use crate::manifest::{EntrySpan, ManifestEntry};
+use crate::util::cmark::MarkdownConfig;
 use crate::util::escape::{fenced_into, text};
-use crate::util::markdown::MarkdownConfig;
 use crate::util::text::url_path;
 
 /// The index for agents, at the site root.

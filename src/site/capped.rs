@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use anyhow::Result;
 
 use super::output::FileSink;
-use crate::preprocessor::over_max_site;
+use crate::book::over_max_site;
 
 /// A sink taking at most `max` bytes in all, passed on to `inner`.
 pub(crate) struct Capped<'a> {
@@ -54,7 +54,7 @@ impl FileSink for Capped<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::site::MemoryFiles;
+    use crate::site::output::MemoryFiles;
 
     #[test]
     fn files_pass_until_the_bound_then_the_one_past_it_is_refused() {

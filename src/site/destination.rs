@@ -30,8 +30,8 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::book::BookDir;
 use super::publish::is_generation;
+use crate::book::{BookDir, TEMPLATES_DIR, THEME_DIR};
 use crate::util::fs::{normalize, resolve_existing_part, resolve_output_dir, shown_path};
 
 /// The file portable Markdown (`markdown -d`) holds at its root, so that a
@@ -230,7 +230,7 @@ fn inputs(dir: &BookDir) -> Vec<Input> {
             dir_name(p)
         )
     });
-    for d in ["templates", super::theme::THEME_DIR, "theme"] {
+    for d in [TEMPLATES_DIR, THEME_DIR, "theme"] {
         add(Path::new(d), &|p| dir_name(p));
     }
     let mut registries = Vec::new();
@@ -240,7 +240,7 @@ fn inputs(dir: &BookDir) -> Vec<Input> {
     for r in registries {
         add(Path::new(&r), &|p| format!("the flag registry {p}"));
     }
-    let html = &dir.config.output.html;
+    let html = &dir.html;
     for (files, key) in [
         (&html.additional_css, "additional-css"),
         (&html.additional_js, "additional-js"),
@@ -363,7 +363,10 @@ fn ends_with_marker(path: &Path) -> bool {
     // Checked to be a regular file; should it be swapped for a FIFO or a
     // symlink meanwhile, do not wait on it or follow it.
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut open,
+        (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW).bits() as i32,
+    );
     let Ok(mut f) = open.open(path) else {
         return false;
     };

@@ -136,8 +136,9 @@ mod tests {
         // Every section repeats its headings (`Deployments`, …): 10,000
         // directives in one chapter took 11 s and 50,000 took 440 s, nearly
         // all of it in trying suffixes from 1.
-        use crate::preprocessor::{Library, OnError, expand_chapter};
-        use crate::site::markdown::{LinkMode, render};
+        use crate::book::OnError;
+        use crate::preprocessor::{Library, expand_chapter};
+        use crate::site::page_html::{LinkMode, render};
         use std::path::Path;
         let fixtures = crate::test_support::fixture("");
         let lib = Library::load(&fixtures, Path::new("data")).unwrap();
@@ -148,7 +149,7 @@ mod tests {
         let path = Path::new("m.md");
         let out = expand_chapter(&chapter, path, "m.md", &lib, OnError::Fail).unwrap();
         let before = lookups();
-        let options = crate::util::markdown::MarkdownConfig::default();
+        let options = crate::util::cmark::MarkdownConfig::default();
         let page = render(&out.content, path, &LinkMode::Pages, options);
         let made = lookups() - before;
         assert!(page.headings.len() > 2_000, "{}", page.headings.len());

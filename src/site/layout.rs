@@ -4,9 +4,11 @@
 use anyhow::{Context, Result};
 
 use super::highlight::escape_html;
-use super::markdown::{Heading, HeadingKind, RenderedMarkdown};
+use super::page_html::{Heading, HeadingKind, RenderedMarkdown};
+use super::search::SEARCH_INDEX;
+use super::sidebar::{ALL_CHAPTERS, SidebarItem, SidebarKind, sidebar_for};
 use super::theme::Theme;
-use super::*;
+use super::{BuildOptions, PageSource, Site, href, html_path};
 
 impl Site {
     pub(super) fn stylesheets(&self) -> Vec<String> {
@@ -17,8 +19,6 @@ impl Site {
         ];
         v.extend(
             self.dir
-                .config
-                .output
                 .html
                 .additional_css
                 .iter()
@@ -34,8 +34,6 @@ impl Site {
         let mut v = vec!["theme/book.js".to_string(), "theme/agentx.js".to_string()];
         v.extend(
             self.dir
-                .config
-                .output
                 .html
                 .additional_js
                 .iter()
@@ -113,7 +111,7 @@ impl Site {
     ) {
         ctx.insert("sidebar", rows);
         if theme.builtin_sidebar() {
-            let show_numbers = !self.dir.config.output.html.no_section_label;
+            let show_numbers = !self.dir.html.no_section_label;
             ctx.insert(
                 "sidebar_html",
                 &super::sidebar::sidebar_html(rows, root, show_numbers),
@@ -135,10 +133,7 @@ impl Site {
         ctx.insert("root", root);
         ctx.insert("favicon", &format!("{root}theme/favicon.svg"));
         ctx.insert("home", "index.html");
-        ctx.insert(
-            "show_numbers",
-            &!self.dir.config.output.html.no_section_label,
-        );
+        ctx.insert("show_numbers", &!self.dir.html.no_section_label);
         ctx.insert("stylesheets", &self.stylesheets());
         ctx.insert("scripts", &self.scripts());
         ctx.insert("inline_css", &Option::<String>::None);
@@ -173,7 +168,7 @@ impl Site {
         let mut content = String::from(
             "<h1 id=\"all-chapters\">All chapters</h1>\n<ol class=\"chapters all-chapters\">\n",
         );
-        let show_numbers = !self.dir.config.output.html.no_section_label;
+        let show_numbers = !self.dir.html.no_section_label;
         for r in &self.sidebar {
             let number = match (&r.number, show_numbers) {
                 (Some(n), true) => format!("<span class=\"number\">{}</span> ", escape_html(n)),

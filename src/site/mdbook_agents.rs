@@ -22,9 +22,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use super::book::BookDir;
 use super::{SiteFile, agents};
 use crate::util::fs::{is_plain_relative, normalize};
+use crate::util::notice::Notice;
 
 /// The renderer's name in `book.toml` (`[output.html-agentx]`): it must sort
 /// after `html`, which mdBook runs first.
@@ -42,6 +42,8 @@ pub struct AgentFilesReport {
     /// Files mdBook had copied there from the source directory that a
     /// generated file replaced (rename them in the book).
     pub replaced: Vec<PathBuf>,
+    /// What expanding the book had to say.
+    pub notices: Vec<Notice>,
 }
 
 /// The parts of mdBook's render context this renderer reads.
@@ -95,7 +97,7 @@ fn html_dir_of(ctx: &RenderContext) -> Result<PathBuf> {
 /// mdBook's html renderer has just written its pages (every chapter's page
 /// must be there: this renderer runs after `html`).
 pub fn publish_agent_files(root: &Path, html_dir: &Path) -> Result<AgentFilesReport> {
-    let site = super::Site::expand(BookDir::open(root)?, &mut None, None)?;
+    let site = super::Site::load(root)?;
     if let Some(p) = site
         .pages
         .iter()
@@ -124,13 +126,14 @@ pub fn publish_agent_files(root: &Path, html_dir: &Path) -> Result<AgentFilesRep
         report.files += 1;
         report.twins += usize::from(generated_twin);
     }
+    report.notices = site.notices.take();
     Ok(report)
 }
 
 /// Every agent file of an expanded site, in memory.
 fn agent_files(site: &super::Site) -> Result<Vec<SiteFile>> {
     let texts = agents::MemoryTexts::new(&site.manifest);
-    let options = site.dir.config.output.html.markdown;
+    let options = site.dir.html.markdown;
     let mut files = Vec::with_capacity(site.pages.len() + 4);
     for p in &site.pages {
         let twin = agents::twin(&p.markdown, &p.path, options, &texts)?;

@@ -13,6 +13,7 @@ use super::publish::{
     Published, RANDOM_LEN, is_generation, parent_and_name, publish, staging_prefix,
 };
 use crate::util::fs::{is_plain_relative, resolve_output_dir};
+use crate::util::notice::{Notice, Notices};
 
 /// Where rendered files go: memory (`serve`, `export`, `check`) or a
 /// staging directory (`build`). Pages arrive from several threads.
@@ -101,13 +102,14 @@ impl FileSink for Inspected<'_> {
 
 /// Writes every file into a fresh directory beside `out`, then publishes it
 /// (see [`super::publish`]), so a failed build never leaves a half-written
-/// site and a reader never meets a missing file.
-pub(crate) fn write_atomically(out: &Path, files: &[SiteFile]) -> Result<()> {
+/// site and a reader never meets a missing file. How the publishing went,
+/// when the user should know, goes to `notices`.
+pub(crate) fn write_atomically(out: &Path, files: &[SiteFile], notices: &Notices) -> Result<()> {
     let stage = Staging::create(out)?;
     for f in files {
         stage.write(&f.path, &f.bytes)?;
     }
-    stage.commit()?;
+    stage.commit(notices)?;
     Ok(())
 }
 
@@ -222,20 +224,21 @@ impl Staging {
     }
 
     /// Publishes the staged site; returns the number of files and bytes.
-    pub(crate) fn commit(self) -> Result<(usize, u64)> {
+    /// What the user should know of how it went goes to `notices`.
+    pub(crate) fn commit(self, notices: &Notices) -> Result<(usize, u64)> {
         let counts = (
             self.files.load(Ordering::Relaxed),
             self.bytes.load(Ordering::Relaxed),
         );
         let staged = self.tmp.keep();
-        match publish(&staged, &self.out) {
+        match publish(&staged, &self.out, notices) {
             Ok(Published::Swapped) => {}
-            Ok(Published::SyncedInPlace) => eprintln!(
-                "note: {} cannot be replaced by a symlink (a mount point?): the new site was \
+            Ok(Published::SyncedInPlace) => notices.push(Notice::note(format!(
+                "{} cannot be replaced by a symlink (a mount point?): the new site was \
                  synced into it file by file, so readers may meet old and new files side by \
                  side meanwhile; publish atomically by building into a directory inside it",
                 self.out.display()
-            ),
+            ))),
             Err(e) => {
                 // Renamed or not, what is left of it goes; the old site stays.
                 let _ = std::fs::remove_dir_all(&staged);
@@ -298,7 +301,10 @@ fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        rustix::fs::OFlags::NOFOLLOW.bits() as i32,
+    );
     let Ok(mut file) = options.open(path) else {
         return false;
     };
@@ -347,7 +353,7 @@ mod tests {
         assert!(!staged.exists() && !out.exists(), "dropped: nothing left");
         let stage = Staging::create(&out).unwrap();
         stage.write(Path::new("a/b.html"), b"new").unwrap();
-        assert_eq!(stage.commit().unwrap(), (1, 3));
+        assert_eq!(stage.commit(&Default::default()).unwrap(), (1, 3));
         assert_eq!(std::fs::read(out.join("a/b.html")).unwrap(), b"new");
         // Nothing is written outside the staged site, whatever the path.
         let stage = Staging::create(&out).unwrap();
@@ -371,7 +377,7 @@ mod tests {
         for (rel, text) in files {
             stage.write(Path::new(rel), text.as_bytes()).unwrap();
         }
-        stage.commit().unwrap();
+        stage.commit(&Default::default()).unwrap();
         let inode = |rel: &str| std::fs::metadata(out.join(rel)).unwrap().ino();
         files.iter().map(|(rel, _)| inode(rel)).collect()
     }

@@ -19,17 +19,20 @@ use anyhow::Result;
 use mdbook_preprocessor::book::BookItem;
 use pulldown_cmark::{Event, Tag, TagEnd};
 
-use super::book::BookDir;
 use super::destination::MARKDOWN_MARKER;
 use super::heading_ids::UniqueIds;
-use super::markdown::normalize_id;
+use super::page_html::normalize_id;
 use super::{SiteFile, write_atomically};
+use crate::book::BookDir;
 use crate::preprocessor::{BookSettings, Residency, expand_book};
-use crate::util::markdown::MarkdownConfig;
+use crate::util::cmark::MarkdownConfig;
+use crate::util::notice::{Notice, Notices};
 
 /// What [`export_markdown`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarkdownReport {
+    /// Warnings, in the order they arose.
+    pub notices: Vec<Notice>,
     /// The output directory.
     pub out_dir: PathBuf,
     /// Chapters written (deployment chapters included), besides `SUMMARY.md`.
@@ -45,22 +48,23 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
     // build's rule: inside the book unless allowed, never over the book or its sources.
     let out = &super::build::output_dir(&dir, Some(out), allow_outside)?;
     let mut book = dir.load_book()?;
-    let markdown = dir.config.output.html.markdown;
+    let markdown = dir.html.markdown;
+    let notices = Notices::default();
     let settings = BookSettings {
-        root,
-        src_dir: &dir.config.book.src,
-        agentx: &dir.agentx,
-        markdown,
+        book: &dir,
         residency: Residency::OnDemand,
+        notices: &notices,
     };
-    expand_book(&mut book, &settings, &mut None, None, &mut |_| Ok(()))?;
+    expand_book(&mut book, &settings, &Default::default(), None, &mut |_| {
+        Ok(())
+    })?;
     let mut files = Vec::new();
     let mut summary = String::from("# Summary\n\n");
     chapters_of(&book.items, 0, markdown, &mut summary, &mut files);
     let chapters = files.len();
     let mut copied = 0;
     let src = dir.src_dir();
-    let data_dir = root.join(&dir.agentx.data_dir);
+    let data_dir = dir.data_dir();
     for p in dir.bounds.files_below(&src, |p| p.starts_with(&data_dir))? {
         let rel = p.strip_prefix(&src).expect("below src").to_path_buf();
         if rel.extension().is_some_and(|e| e == "md") {
@@ -80,8 +84,9 @@ pub fn export_markdown(root: &Path, out: &Path, allow_outside: bool) -> Result<M
         b"Portable Markdown written by `mdbook-agentx markdown`; replaced whole by the next run.\n"
             .to_vec(),
     ));
-    write_atomically(out, &files)?;
+    write_atomically(out, &files, &notices)?;
     Ok(MarkdownReport {
+        notices: notices.take(),
         out_dir: out.to_path_buf(),
         chapters,
         files: copied,

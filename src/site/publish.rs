@@ -32,6 +32,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use self::in_place::sync_in_place;
 use crate::util::fs::is_plain_relative;
+use crate::util::notice::{Notice, Notices};
 
 /// Length of the random part of generation and staging names.
 pub(super) const RANDOM_LEN: usize = 12;
@@ -74,8 +75,9 @@ const GRACE: Duration = Duration::from_secs(2);
 /// Publishes the finished staging directory `staged` (in `out`'s parent,
 /// named by [`staging_prefix`] + random) as `out`. On success the staging
 /// directory is gone (renamed, or copied and removed).
-pub(super) fn publish(staged: &Path, out: &Path) -> Result<Published> {
-    publish_with(staged, out, exchange, GRACE)
+/// Old generations that cannot be removed are warned of in `notices`.
+pub(super) fn publish(staged: &Path, out: &Path, notices: &Notices) -> Result<Published> {
+    publish_with(staged, out, exchange, GRACE, notices)
 }
 
 /// What swaps two names atomically: [`exchange`], or a stand-in in tests.
@@ -86,6 +88,7 @@ fn publish_with(
     out: &Path,
     exchange: Exchange,
     grace: Duration,
+    notices: &Notices,
 ) -> Result<Published> {
     let (parent, name) = parent_and_name(out)?;
     let random = staged
@@ -106,11 +109,11 @@ fn publish_with(
             if let Ok(dir) = std::fs::File::open(parent.join(&replaced)) {
                 let _ = dir.set_modified(SystemTime::now());
             }
-            remove_generations(parent, &name, &[&generation, &replaced], grace);
+            remove_generations(parent, &name, &[&generation, &replaced], grace, notices);
             Ok(Published::Swapped)
         }
         Ok(None) => {
-            remove_generations(parent, &name, &[&generation], grace);
+            remove_generations(parent, &name, &[&generation], grace, notices);
             Ok(Published::Swapped)
         }
         Err(e) => {
@@ -225,24 +228,8 @@ fn make_symlink(target: &str, link: &Path) -> Result<()> {
 /// Swaps two names atomically (Linux `renameat2(RENAME_EXCHANGE)`).
 #[cfg(target_os = "linux")]
 fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes());
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: two valid NUL-terminated paths; renameat2 reads nothing else.
-    let r = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    Ok(renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE)?)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -253,7 +240,13 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
 /// Removes `name`'s generations in `parent`, except those in `keep` and
 /// those replaced (or made) less than `grace` ago. A failure only leaves a
 /// directory behind, so it is reported, not fatal.
-fn remove_generations(parent: &Path, name: &str, keep: &[&str], grace: Duration) {
+fn remove_generations(
+    parent: &Path,
+    name: &str,
+    keep: &[&str],
+    grace: Duration,
+    notices: &Notices,
+) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
@@ -271,10 +264,10 @@ fn remove_generations(parent: &Path, name: &str, keep: &[&str], grace: Duration)
             && !recent
             && let Err(e) = std::fs::remove_dir_all(entry.path())
         {
-            eprintln!(
-                "warning: cannot remove the old site {}: {e}",
+            notices.push(Notice::warning(format!(
+                "cannot remove the old site {}: {e}",
                 entry.path().display()
-            );
+            )));
         }
     }
 }
@@ -305,15 +298,12 @@ impl DirLock {
     fn new(dir: &Path) -> Result<DirLock> {
         let file =
             std::fs::File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+        // Blocks until the lock is free; a signal only interrupts the wait.
         #[cfg(unix)]
-        {
-            use std::os::fd::AsRawFd;
-            // SAFETY: a valid open descriptor; flock blocks until the lock is free.
-            while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-                let e = std::io::Error::last_os_error();
-                if e.kind() != ErrorKind::Interrupted {
-                    return Err(anyhow!(e).context(format!("cannot lock {}", dir.display())));
-                }
+        while let Err(e) = rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
+            if e != rustix::io::Errno::INTR {
+                let e = std::io::Error::from(e);
+                return Err(anyhow!(e).context(format!("cannot lock {}", dir.display())));
             }
         }
         Ok(DirLock { _dir: file })

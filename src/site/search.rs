@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
-use super::markdown::{Heading, HeadingKind};
+use super::page_html::{Heading, HeadingKind};
 use super::tokens::{command_words, for_each_token};
 use crate::decode::Status;
 use crate::preprocessor::{DeploymentSummary, SetSummary};

@@ -8,7 +8,7 @@ use std::hash::Hash;
 use mdbook_preprocessor::book::BookItem;
 use serde::Serialize;
 
-use super::*;
+use super::{PageSource, href, html_path};
 
 /// What a sidebar row is; templates see the lower-case name (`chapter`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Hash)]

@@ -104,7 +104,7 @@ fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::util::markdown::MarkdownConfig;
+    use crate::util::cmark::MarkdownConfig;
 
     fn table(md: &str) -> String {
         let events: Vec<Event<'_>> = MarkdownConfig::default().parser(md).collect();

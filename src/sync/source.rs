@@ -308,9 +308,9 @@ mod tests {
         symlink("/dev/zero", commit.join("zero.yaml")).unwrap();
         symlink(dir.join("elsewhere"), commit.join("linked-dir")).unwrap();
         symlink("e79239ba", dir.join("snap/0f45d5f4")).unwrap();
-        let fifo = std::ffi::CString::new(commit.join("fifo.yaml").to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        use rustix::fs::{CWD, FileType, Mode, makedev, mknodat};
+        let mode = Mode::from_raw_mode(0o644);
+        mknodat(CWD, commit.join("fifo.yaml"), FileType::Fifo, mode, 0).unwrap();
         let socket = std::os::unix::net::UnixListener::bind(commit.join("socket.yaml")).unwrap();
         let mut cases = vec![
             (
@@ -341,9 +341,9 @@ mod tests {
             ),
         ];
         // A device node, where this system lets the test make one.
-        let dev = std::ffi::CString::new(commit.join("dev.yaml").to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path; mknod only creates a node (/dev/zero's numbers).
-        if unsafe { libc::mknod(dev.as_ptr(), libc::S_IFCHR | 0o644, libc::makedev(1, 5)) } == 0 {
+        let dev = commit.join("dev.yaml");
+        // /dev/zero's numbers.
+        if mknodat(CWD, &dev, FileType::CharacterDevice, mode, makedev(1, 5)).is_ok() {
             cases.push(("e79239ba", "dev.yaml", "dev.yaml is a character device"));
         }
         (socket, cases)

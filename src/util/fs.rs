@@ -321,7 +321,10 @@ fn read_regular_as(path: &Path, shown: &Path, max: u64) -> Result<Vec<u8>> {
     let mut open = std::fs::OpenOptions::new();
     open.read(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut open,
+        rustix::fs::OFlags::NONBLOCK.bits() as i32,
+    );
     let file = open.open(path).with_context(cannot)?;
     let meta = file.metadata().with_context(cannot)?;
     regular(&meta, shown, max)?;

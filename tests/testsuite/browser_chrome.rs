@@ -138,7 +138,7 @@ impl Sites {
         // takes axe over a minute per scheme, for what the sample's pages
         // already check; browser_search opens the sample's single file).
         let single = support::mini_book("chrome-single");
-        let html = mdbook_agentx::export_single_file(&single).unwrap();
+        let html = mdbook_agentx::export_single_file(&single).unwrap().html;
         std::fs::write(single.join("book.html"), html).unwrap();
         let large_book = support::scaled_mini_book("chrome-large-book", 120);
         let large = support::temp("chrome-large");

@@ -300,7 +300,9 @@ fn search_box_with_keys(d: &Driver, base: &str) {
 fn single_file_search(d: &Driver) {
     let dir = support::temp("search-single");
     std::fs::create_dir_all(&*dir).unwrap();
-    let html = mdbook_agentx::export_single_file(&support::repo()).unwrap();
+    let html = mdbook_agentx::export_single_file(&support::repo())
+        .unwrap()
+        .html;
     std::fs::write(dir.join("book.html"), html).unwrap();
     d.goto(&format!("file://{}/book.html", dir.display()));
     let hit = &results(d, "deepseek-v4.1 c16")[0];

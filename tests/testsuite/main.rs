@@ -35,6 +35,7 @@ mod report;
 mod sample_book;
 mod serve;
 mod site_build;
+mod structure;
 mod support;
 mod sync;
 mod sync_acceptance;

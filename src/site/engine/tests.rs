@@ -39,8 +39,10 @@ fn change_kinds() {
     let root = Path::new("/books/b");
     let book = BookInputs {
         root: root.to_path_buf(),
+        config: root.join("book.toml"),
         src: root.join("content"),
         data: root.join("content/agentx"),
+        theme: [root.join("templates"), root.join("agentx-theme")],
     };
     for (rel, want) in CHANGE_KINDS {
         assert_eq!(change_kind(&book, &root.join(rel)), *want, "{rel}");

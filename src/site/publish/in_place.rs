@@ -212,7 +212,7 @@ mod tests {
             count.set(count.get() + 1);
             if count.get() == n {
                 std::fs::write(to, &std::fs::read(from)?[..1])?;
-                return Err(std::io::Error::from_raw_os_error(libc::ENOSPC));
+                return Err(rustix::io::Errno::NOSPC.into());
             }
             std::fs::copy(from, to).map(|_| ())
         }

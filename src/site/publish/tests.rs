@@ -61,7 +61,7 @@ fn no_exchange(_: &Path, _: &Path) -> std::io::Result<()> {
 
 /// [`publish`] without the grace period: replaced generations go at once.
 fn publish_now(staged: &Path, out: &Path) -> Result<Published> {
-    publish_with(staged, out, exchange, Duration::ZERO)
+    publish_with(staged, out, exchange, Duration::ZERO, &Default::default())
 }
 
 #[test]
@@ -92,13 +92,13 @@ fn generations_replaced_within_the_grace_period_stay() {
     let out = dir.path().join("out");
     for text in ["one", "two", "three", "four"] {
         let staged = stage(&out, &[("index.html", text)]);
-        publish(&staged, &out).unwrap();
+        publish(&staged, &out, &Default::default()).unwrap();
     }
     // All replaced within GRACE: all kept (a reader may still be in one).
     assert_eq!(shape(dir.path()), ["GEN", "GEN", "GEN", "GEN", "out"]);
     // Once it has passed, the next publish keeps the current and the previous.
     let staged = stage(&out, &[("index.html", "five")]);
-    publish_with(&staged, &out, exchange, Duration::ZERO).unwrap();
+    publish_with(&staged, &out, exchange, Duration::ZERO, &Default::default()).unwrap();
     assert_eq!(shape(dir.path()), ["GEN", "GEN", "out"]);
 }
 
@@ -118,7 +118,7 @@ fn a_real_output_directory_is_exchanged_whatever_the_staging_name() {
         std::fs::create_dir(&staged).unwrap();
         std::fs::write(staged.join("index.html"), "new").unwrap();
         assert_eq!(
-            publish(&staged, &out).unwrap(),
+            publish(&staged, &out, &Default::default()).unwrap(),
             Published::Swapped,
             "{random}"
         );
@@ -137,7 +137,10 @@ fn a_real_output_directory_is_exchanged_for_the_symlink_in_one_step() {
     std::fs::create_dir_all(out.join("old")).unwrap();
     std::fs::write(out.join("index.html"), "old").unwrap();
     let staged = stage(&out, &[("index.html", "new")]);
-    assert_eq!(publish(&staged, &out).unwrap(), Published::Swapped);
+    assert_eq!(
+        publish(&staged, &out, &Default::default()).unwrap(),
+        Published::Swapped
+    );
     assert!(
         std::fs::symlink_metadata(&out)
             .unwrap()
@@ -171,7 +174,7 @@ fn without_an_exchange_a_real_directory_is_synced_in_place() {
     symlink(elsewhere.join("keep.txt"), out.join("gone.html")).unwrap();
     let staged = stage(&out, &[("index.html", "new"), ("m/x.html", "new")]);
     assert_eq!(
-        publish_with(&staged, &out, no_exchange, GRACE).unwrap(),
+        publish_with(&staged, &out, no_exchange, GRACE, &Default::default()).unwrap(),
         Published::SyncedInPlace
     );
     assert_eq!(listing(&out), ["index.html", "m", "m/x.html"]);
@@ -193,14 +196,17 @@ fn links_and_files_that_are_not_ours_are_replaced_never_followed() {
     std::fs::write(elsewhere.join("keep.txt"), "not ours").unwrap();
     symlink(&elsewhere, &out).unwrap();
     let staged = stage(&out, &[("index.html", "new")]);
-    assert_eq!(publish(&staged, &out).unwrap(), Published::Swapped);
+    assert_eq!(
+        publish(&staged, &out, &Default::default()).unwrap(),
+        Published::Swapped
+    );
     assert_eq!(listing(&elsewhere), ["keep.txt"]);
     assert_eq!(shape(dir.path()), ["GEN", "elsewhere", "out"]);
     // A file where the output directory should be is an error; nothing moves.
     let file = dir.path().join("file");
     std::fs::write(&file, "x").unwrap();
     let staged = stage(&file, &[("index.html", "new")]);
-    let err = publish(&staged, &file).unwrap_err();
+    let err = publish(&staged, &file, &Default::default()).unwrap_err();
     assert!(
         format!("{err:#}").contains("is a file, not a directory"),
         "{err:#}"

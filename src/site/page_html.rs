@@ -15,9 +15,9 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Tag, TagEnd, ht
 
 use super::heading_ids::UniqueIds;
 use super::highlight::{escape_html, highlight};
+use crate::util::cmark::MarkdownConfig;
 use crate::util::escape::html_into;
 use crate::util::fs::normalize;
-use crate::util::markdown::MarkdownConfig;
 
 /// Class the renderer puts on command-set headings (`{#id .agentx-set}`).
 pub(crate) const SET_CLASS: &str = "agentx-set";

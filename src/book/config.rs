@@ -1,10 +1,15 @@
-//! `[preprocessor.agentx]` of `book.toml`.
+//! The tables of `book.toml` this tool reads besides mdBook's own `[book]`
+//! and `[build]`: `[preprocessor.agentx]` and the `[output.html]` options
+//! the standalone builder honours.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
+use mdbook_preprocessor::config::{BookConfig, BuildConfig, Config};
+
+use crate::util::cmark::MarkdownConfig;
 use crate::util::fs::{Bounds, DEFAULT_MAX_FILE_MIB};
 
 /// What to do when a directive cannot be expanded.
@@ -130,10 +135,27 @@ pub(crate) fn over_max_site(at: &str, max: u64) -> anyhow::Error {
     )
 }
 
-/// Reads `[output.html]`'s Markdown switches from mdBook's config.
-pub(crate) fn markdown_from_mdbook(
-    cfg: &mdbook_preprocessor::config::Config,
-) -> Result<crate::util::markdown::MarkdownConfig> {
+/// `[output.html]` options the standalone builder honours, named as in mdBook.
+/// Other keys are mdBook's business: they are not read here.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct HtmlOptions {
+    /// Extra stylesheets, relative to the book root.
+    #[serde(default)]
+    pub additional_css: Vec<PathBuf>,
+    /// Extra scripts, relative to the book root.
+    #[serde(default)]
+    pub additional_js: Vec<PathBuf>,
+    /// Hide chapter numbers in the sidebar.
+    #[serde(default)]
+    pub no_section_label: bool,
+    /// `smart-punctuation`, `definition-lists`, `admonitions`.
+    #[serde(flatten)]
+    pub markdown: MarkdownConfig,
+}
+
+/// Reads `[output.html]` from mdBook's config.
+pub(crate) fn html_from_mdbook(cfg: &Config) -> Result<HtmlOptions> {
     Ok(cfg
         .get("output.html")
         .context("invalid [output.html] in book.toml")?
@@ -141,13 +163,50 @@ pub(crate) fn markdown_from_mdbook(
 }
 
 /// Reads `[preprocessor.agentx]` from mdBook's config.
-pub(crate) fn config_from_mdbook(
-    cfg: &mdbook_preprocessor::config::Config,
-) -> Result<AgentxConfig> {
+pub(crate) fn agentx_from_mdbook(cfg: &Config) -> Result<AgentxConfig> {
     Ok(cfg
         .get::<AgentxConfig>("preprocessor.agentx")
         .context("invalid [preprocessor.agentx] in book.toml")?
         .unwrap_or_default())
+}
+
+/// The source and build directories and `[preprocessor.agentx]` a
+/// `book.toml` sets, read with the types [`super::BookDir`] uses, but
+/// nothing else of it: for `install`, which edits the rest and says itself
+/// what is wrong there.
+#[derive(Debug, Clone)]
+pub(crate) struct SourceAndData {
+    /// `[book] src`, relative to the book root.
+    pub src: PathBuf,
+    /// `[build] build-dir`, relative to the book root.
+    pub build_dir: PathBuf,
+    /// `[preprocessor.agentx]` (its `data-dir` relative to the book root).
+    pub agentx: AgentxConfig,
+}
+
+impl SourceAndData {
+    pub(crate) fn from_toml(text: &str) -> Result<SourceAndData> {
+        #[derive(Deserialize)]
+        struct Tables {
+            #[serde(default)]
+            book: BookConfig,
+            #[serde(default)]
+            build: BuildConfig,
+            #[serde(default)]
+            preprocessor: Preprocessors,
+        }
+        #[derive(Default, Deserialize)]
+        struct Preprocessors {
+            #[serde(default)]
+            agentx: AgentxConfig,
+        }
+        let tables: Tables = toml::from_str(text)?;
+        Ok(SourceAndData {
+            src: tables.book.src,
+            build_dir: tables.build.build_dir,
+            agentx: tables.preprocessor.agentx,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -155,18 +214,19 @@ mod tests {
     use std::str::FromStr;
 
     use super::*;
-    use crate::util::markdown::MarkdownConfig;
 
     #[test]
     fn markdown_switches_from_mdbook_config() {
-        let cfg = |toml: &str| mdbook_preprocessor::config::Config::from_str(toml).unwrap();
+        let cfg = |toml: &str| Config::from_str(toml).unwrap();
         assert_eq!(
-            markdown_from_mdbook(&cfg("[book]\ntitle = \"x\"\n")).unwrap(),
+            html_from_mdbook(&cfg("[book]\ntitle = \"x\"\n"))
+                .unwrap()
+                .markdown,
             MarkdownConfig::default()
         );
         let off = cfg("[output.html]\nsmart-punctuation = false\nadmonitions = false\n");
         assert_eq!(
-            markdown_from_mdbook(&off).unwrap(),
+            html_from_mdbook(&off).unwrap().markdown,
             MarkdownConfig {
                 smart_punctuation: false,
                 definition_lists: true,

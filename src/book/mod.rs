@@ -1,143 +1,103 @@
-//! Reading a book: `book.toml` and the chapter list in `SUMMARY.md` (mdBook's
-//! format, parsed by mdBook's own `mdbook-summary` so both tools agree).
+//! The book on disk: `book.toml` read once, into mdBook's own config types
+//! (`[book]`, `[build]`, as `mdbook build` reads them) plus the tables this
+//! tool reads ([`config`]), and every path a command needs resolved here
+//! (source, data, output, templates, theme); the chapter list in
+//! `SUMMARY.md` (mdBook's format, parsed by mdBook's own `mdbook-summary` so
+//! both tools agree).
+//!
+//! May use: `data` (what a data file is), `util`.
 
-use std::collections::BTreeMap;
+mod config;
+
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
+use mdbook_preprocessor::config::Config;
 use mdbook_summary::{Link, SummaryItem, parse_summary};
-use serde::Deserialize;
 
-use crate::preprocessor::AgentxConfig;
+pub use self::config::OnError;
+pub(crate) use self::config::{AgentxConfig, HtmlOptions, SourceAndData, over_max_site};
 use crate::util::fs::{Bounds, is_plain_relative};
 
-/// `book.toml`, the parts this tool reads. Other tables (mdBook's renderers and
-/// preprocessors) are allowed and ignored.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub(crate) struct BookToml {
-    #[serde(default)]
-    pub book: BookSection,
-    #[serde(default)]
-    pub build: BuildSection,
-    #[serde(default)]
-    pub preprocessor: BTreeMap<String, toml::Value>,
-    #[serde(default)]
-    pub output: OutputSection,
-}
+/// Templates that override the built-in ones, relative to the book root.
+pub(crate) const TEMPLATES_DIR: &str = "templates";
+/// Theme files (stylesheets, scripts) that override the built-in ones.
+pub(crate) const THEME_DIR: &str = "agentx-theme";
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct BookSection {
-    #[serde(default)]
-    pub title: Option<String>,
-    #[serde(default)]
-    pub authors: Vec<String>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default = "default_src")]
-    pub src: PathBuf,
-    #[serde(default)]
-    pub language: Option<String>,
-}
-
-impl Default for BookSection {
-    fn default() -> Self {
-        BookSection {
-            title: None,
-            authors: Vec::new(),
-            description: None,
-            src: default_src(),
-            language: None,
-        }
-    }
-}
-
-fn default_src() -> PathBuf {
-    PathBuf::from("src")
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct BuildSection {
-    #[serde(default = "default_build_dir")]
-    pub build_dir: PathBuf,
-}
-
-impl Default for BuildSection {
-    fn default() -> Self {
-        BuildSection {
-            build_dir: default_build_dir(),
-        }
-    }
-}
-
-fn default_build_dir() -> PathBuf {
-    PathBuf::from("book")
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-pub(crate) struct OutputSection {
-    #[serde(default)]
-    pub html: HtmlOptions,
-}
-
-/// `[output.html]` options this builder honours, named as in mdBook.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct HtmlOptions {
-    /// Extra stylesheets, relative to the book root.
-    #[serde(default)]
-    pub additional_css: Vec<PathBuf>,
-    /// Extra scripts, relative to the book root.
-    #[serde(default)]
-    pub additional_js: Vec<PathBuf>,
-    /// Hide chapter numbers in the sidebar.
-    #[serde(default)]
-    pub no_section_label: bool,
-    /// `smart-punctuation`, `definition-lists`, `admonitions`.
-    #[serde(flatten)]
-    pub markdown: crate::util::markdown::MarkdownConfig,
-}
-
-/// A book on disk.
+/// A book on disk: its configuration, read once, and its paths.
 #[derive(Debug, Clone)]
 pub(crate) struct BookDir {
+    /// The book root (holding `book.toml`), as given.
     pub root: PathBuf,
-    pub config: BookToml,
+    /// `book.toml` as mdBook reads it.
+    pub config: Config,
+    /// `[output.html]`, the options the standalone builder honours.
+    pub html: HtmlOptions,
+    /// `[preprocessor.agentx]`.
     pub agentx: AgentxConfig,
     /// What a build of this book may read (`allow-outside`, `max-file-mib`).
     pub bounds: Bounds,
 }
 
 impl BookDir {
+    /// Reads `book.toml` of the book at `root` (inside the book's bounds).
     pub(crate) fn open(root: &Path) -> Result<BookDir> {
         let path = root.join("book.toml");
         let text = Bounds::strict(root)
             .and_then(|b| b.read_to_string(&path))
             .with_context(|| format!("is {} a book directory?", root.display()))?;
-        let config: BookToml =
-            toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-        let agentx = match config.preprocessor.get("agentx") {
-            Some(v) => v
-                .clone()
-                .try_into::<AgentxConfig>()
-                .map_err(|e| anyhow!("{}: [preprocessor.agentx]: {e}", path.display()))?,
-            None => AgentxConfig::default(),
-        };
-        let bounds = agentx
-            .bounds(root)
-            .map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
+        BookDir::parse(root, &text).with_context(|| path.display().to_string())
+    }
+
+    /// The book at `root` whose `book.toml` holds `text`.
+    pub(crate) fn parse(root: &Path, text: &str) -> Result<BookDir> {
+        let config: Config = toml::from_str(text)?;
+        BookDir::from_mdbook(root, &config)
+    }
+
+    /// The book mdBook hands a preprocessor: its root and its parsed config.
+    pub(crate) fn from_mdbook(root: &Path, config: &Config) -> Result<BookDir> {
+        let agentx = config::agentx_from_mdbook(config)?;
+        let html = config::html_from_mdbook(config)?;
+        let bounds = agentx.bounds(root)?;
         Ok(BookDir {
             root: root.to_path_buf(),
-            config,
+            config: config.clone(),
+            html,
             agentx,
             bounds,
         })
     }
 
+    /// The source dir (`[book] src`).
     pub(crate) fn src_dir(&self) -> PathBuf {
         self.root.join(&self.config.book.src)
+    }
+
+    /// The AgentX data directory (`data-dir` of `[preprocessor.agentx]`).
+    pub(crate) fn data_dir(&self) -> PathBuf {
+        self.root.join(&self.agentx.data_dir)
+    }
+
+    /// Where a build writes by default (`[build] build-dir`).
+    pub(crate) fn build_dir(&self) -> PathBuf {
+        self.root.join(&self.config.build.build_dir)
+    }
+
+    /// The book's own templates (`templates/`), overriding the built-in ones.
+    pub(crate) fn templates_dir(&self) -> PathBuf {
+        self.root.join(TEMPLATES_DIR)
+    }
+
+    /// The book's own theme files (`agentx-theme/`), overriding the built-in ones.
+    pub(crate) fn theme_dir(&self) -> PathBuf {
+        self.root.join(THEME_DIR)
+    }
+
+    /// `book.toml`.
+    pub(crate) fn book_toml(&self) -> PathBuf {
+        self.root.join("book.toml")
     }
 
     pub(crate) fn title(&self) -> String {
@@ -154,8 +114,7 @@ impl BookDir {
         let summary_path = src.join("SUMMARY.md");
         let text = self.bounds.read_to_string(&summary_path)?;
         refuse_nul(&text).map_err(|e| anyhow!("{}:{e}", self.display_path(&summary_path)))?;
-        let summary =
-            parse_summary(&text).map_err(|e| anyhow!("{}: {e:#}", summary_path.display()))?;
+        let summary = parse_summary(&text).with_context(|| summary_path.display().to_string())?;
         let mut items = Vec::new();
         let display = self.display_path(&summary_path);
         for list in [
@@ -325,8 +284,7 @@ pub fn data_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     for p in paths {
         if p.join("book.toml").is_file() {
             let dir = BookDir::open(p)?;
-            let data_dir = p.join(&dir.agentx.data_dir);
-            let mut found = dir.bounds.files_below(&data_dir, |_| false)?;
+            let mut found = dir.bounds.files_below(&dir.data_dir(), |_| false)?;
             found.retain(|f| crate::data::is_data_file(f));
             files.extend(found);
         } else if p.is_dir() {
@@ -337,3 +295,6 @@ pub fn data_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     }
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests;
