@@ -108,6 +108,8 @@ struct RawLane {
     #[serde(default)]
     includes_commit: Option<Spanned<String>>,
     #[serde(default)]
+    image_patches: BTreeMap<String, String>,
+    #[serde(default)]
     curves: Option<RawCurves>,
     #[serde(default)]
     frontends: Option<u32>,
@@ -194,6 +196,9 @@ pub(super) struct Lane {
     /// Bash lanes: read what the script pulls in (`benchmark_lib.sh`,
     /// `configs/runners.yaml`) here instead of at the script's commit.
     pub includes_commit: Option<String>,
+    /// Bash lanes: image patches a reviewer vouched for, `<script path>:<line>`
+    /// of the `sed -i` → why it does not change how the server serves.
+    pub image_patches: BTreeMap<String, String>,
     pub curves: Option<Curves>,
     pub frontends: Option<u32>,
     pub thinking: String,
@@ -402,6 +407,7 @@ fn lane(
         ));
     }
     check_commit_keys(raw, &mut err);
+    check_image_patches(raw, &mut err);
     if raw.master_commit.is_some() && raw.master_entry.is_some() {
         err("give `master-commit` or `master-entry`, not both".into());
     }
@@ -442,6 +448,7 @@ fn lane(
             .map(|e| (e.get_ref().clone(), at(e.span().start))),
         recipe_commit: raw.recipe_commit.as_ref().map(|c| c.get_ref().clone()),
         includes_commit: raw.includes_commit.as_ref().map(|c| c.get_ref().clone()),
+        image_patches: raw.image_patches.clone(),
         curves,
         frontends: raw.frontends,
         thinking: raw
@@ -450,6 +457,23 @@ fn lane(
             .unwrap_or_else(|| default_thinking.to_string()),
         note: raw.note.clone(),
     })
+}
+
+/// `image-patches`: `<script path>:<line>` keys, each with a reason.
+fn check_image_patches(raw: &RawLane, err: &mut dyn FnMut(String)) {
+    for (at, why) in &raw.image_patches {
+        let line = at.rsplit_once(':').map(|(_, l)| l);
+        if !line.is_some_and(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit())) {
+            err(format!(
+                "image-patches: `{at}` is not `<script path>:<line>` (copy it from the refusal)"
+            ));
+        }
+        if why.trim().is_empty() {
+            err(format!(
+                "image-patches: `{at}` needs the reason the patch does not change serving"
+            ));
+        }
+    }
 }
 
 /// `master-commit`, `recipe-commit`, `includes-commit`: 7+ hex digits.

@@ -68,7 +68,9 @@ fn glm_bash_lanes_equal_the_real_page() {
         report.contains("| GLM-5.2 | 74 | 0 | 208 | 0 |"),
         "{report}"
     );
-    assert!(report.contains("(guard rule)"), "{report}");
+    // The scripts' `awk` range check of HICACHE_SIZE is computed (a numeric
+    // test), not assumed by the guard rule: no point needs the rule.
+    assert!(!report.contains("(guard rule)"), "{report}");
     assert_cell_facts(&out.join("glm-5.2.json"), &page);
 }
 
