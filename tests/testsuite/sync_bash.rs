@@ -77,7 +77,9 @@ fn glm_bash_lanes_equal_the_real_page() {
     ] {
         assert!(report.contains(row), "{row}\n{report}");
     }
-    assert!(report.contains("(guard rule)"), "{report}");
+    // The scripts' `awk` range check of HICACHE_SIZE is computed (a numeric
+    // test), not assumed by the guard rule: no point needs the rule.
+    assert!(!report.contains("(guard rule)"), "{report}");
     assert_cell_facts(&file, &page, &bash_cells);
 }
 

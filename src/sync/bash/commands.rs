@@ -140,7 +140,7 @@ impl Interp<'_> {
         Ok(0)
     }
 
-    fn words(&mut self, suffix: &[&Item]) -> Result<Vec<Val>, Halt> {
+    pub(super) fn words(&mut self, suffix: &[&Item]) -> Result<Vec<Val>, Halt> {
         let mut out = Vec::new();
         for item in suffix {
             match item {
@@ -282,7 +282,8 @@ impl Interp<'_> {
                     'u' => self.st.options.nounset = on,
                     'x' => {}
                     'o' => match it.next().map(String::as_str) {
-                        Some("pipefail" | "xtrace") => {}
+                        Some("xtrace") => {}
+                        Some("pipefail") => self.st.options.pipefail = on,
                         Some("errexit") => self.st.options.errexit = on,
                         Some("nounset") => self.st.options.nounset = on,
                         other => {
@@ -367,8 +368,21 @@ impl Interp<'_> {
         if name == "env" && !suffix.iter().all(|i| matches!(i, Item::IoRedirect(_))) {
             return Err(self.fail("`env` with arguments runs a program; not interpreted"));
         }
-        if library::skipped_program(name) || self.launch.is_some() {
+        if self.launch.is_some() {
             return Ok(0);
+        }
+        if library::skipped_program(name) {
+            if self.in_condition > 0 && library::status_depends_on_input(name) {
+                return Err(Halt::Opaque(format!(
+                    "`{name}` would have to run to decide the condition"
+                )));
+            }
+            return Ok(0);
+        }
+        match name {
+            "awk" => return self.awk(suffix),
+            "sed" => return self.sed(suffix),
+            _ => {}
         }
         if self.in_condition > 0 {
             // Its status decides a branch: opaque, for the guard rule to judge.

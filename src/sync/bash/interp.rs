@@ -4,7 +4,7 @@
 //! `[[ ]]`, functions, `set -e`/`-u`. Simple commands are in
 //! [`super::commands`]. Where bash would need to run something to decide, the
 //! interpreter stops with a message naming `file:line`, except for the guard
-//! rule (docs/sync-bash-lanes.md). Uses `sync::bash::*`.
+//! and neutral-branch rules (docs/sync-bash-lanes.md). Uses `sync::bash::*`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -12,6 +12,7 @@ use std::rc::Rc;
 use brush_parser::ast::{self, CompoundCommand as C};
 
 use super::arith;
+use super::library::Effects;
 use super::state::{State, Val, Var};
 use super::syntax::{self, Script};
 
@@ -71,6 +72,9 @@ pub(super) struct Interp<'a> {
     pub depth: usize,
     /// Inside a condition: `set -e` does not apply.
     pub in_condition: usize,
+    /// Image patches the manifest vouches for: `path:line` → why the patch
+    /// does not change how the server serves (already escaped for the report).
+    pub reviewed_patches: BTreeMap<String, String>,
 }
 
 impl<'a> Interp<'a> {
@@ -87,6 +91,7 @@ impl<'a> Interp<'a> {
             steps: 0,
             depth: 0,
             in_condition: 0,
+            reviewed_patches: BTreeMap::new(),
         }
     }
 
@@ -156,10 +161,12 @@ impl<'a> Interp<'a> {
         let status = match p.seq.as_slice() {
             [one] => self.command(one)?,
             parts => {
+                // Each part runs in a subshell. The status is the last part's,
+                // or with `pipefail` the last failing part's.
                 let mut status = 0;
                 for c in parts {
                     let s = self.subshell(|me| me.command(c))?;
-                    if s != 0 {
+                    if s != 0 || !self.st.options.pipefail {
                         status = s;
                     }
                 }
@@ -192,7 +199,8 @@ impl<'a> Interp<'a> {
         self.funcs = funcs;
         match r {
             Ok(s) | Err(Halt::Exit(s)) | Err(Halt::Return(s)) => Ok(s),
-            Err(Halt::Opaque(why)) => Err(self.fail(format!("{why}; the status cannot be known"))),
+            // An undecidable status stays undecidable: the `if` it decides
+            // judges it (the guard and neutral-branch rules), else it is refused.
             Err(e) => Err(e),
         }
     }
@@ -278,23 +286,45 @@ impl<'a> Interp<'a> {
         Ok(0)
     }
 
-    /// The guard rule: an `if` without `else` whose condition cannot be
-    /// decided and whose body ends in `exit N` (N ≠ 0) was not taken — the
-    /// measured run got past it to the launch.
+    /// An `if` without `else` whose condition cannot be decided. The guard
+    /// rule: when its body ends in `exit N` (N ≠ 0), it was not taken — the
+    /// measured run got past it to the launch. The neutral-branch rule: when
+    /// its body cannot change the shell (no assignment, no function, no
+    /// builtin that changes the shell: only programs), the launch is the same
+    /// either way; the body is run, so its programs are judged as any others.
     fn guard(&mut self, i: &ast::IfClauseCommand, line: usize, why: &str) -> Result<i32, Halt> {
         self.line = line;
-        if self.launch.is_none() && i.elses.is_none() && ends_in_error_exit(&i.then) {
-            let note = format!(
+        if i.elses.is_some() {
+            return Err(self.fail(format!("{why}; the `if` cannot be decided")));
+        }
+        if self.launch.is_none() && ends_in_error_exit(&i.then) {
+            self.note(format!(
                 "{}: {why}; its branch only exits with an error, so the measured run did not \
                  take it (guard rule)",
                 self.at()
-            );
-            if !self.notes.contains(&note) {
-                self.notes.push(note);
-            }
+            ));
             return Ok(0);
         }
-        Err(self.fail(format!("{why}; the `if` cannot be decided")))
+        let funcs = &self.funcs;
+        if Effects::of_list(&i.then).leaves_shell_unchanged(|c| funcs.contains_key(c)) {
+            self.note(format!(
+                "{}: {why}; its branch changes no variable and runs only programs, so the \
+                 launch is the same whichever way it went (neutral-branch rule)",
+                self.at()
+            ));
+            return self.list(&i.then);
+        }
+        Err(self.fail(format!(
+            "{why}; the `if` cannot be decided (its branch changes the shell and does not only \
+             exit with an error)"
+        )))
+    }
+
+    /// A note for the reviewer, once.
+    pub(super) fn note(&mut self, note: String) {
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
     }
 
     fn case_clause(&mut self, c: &ast::CaseClauseCommand) -> Result<i32, Halt> {

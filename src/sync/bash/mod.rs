@@ -4,15 +4,18 @@
 //! interpreted per point of the master entry ([`interp`], [`commands`],
 //! [`expand`], [`arith`], [`cond`], [`pattern`]) under the env the launcher
 //! would pass ([`launcher`]); harness functions and side-effect-only
-//! programs are skipped by table ([`library`]); the captured
+//! programs are skipped by table ([`library`]); `awk` numeric tests are
+//! computed ([`awk`]) and `sed` judged by its arguments, image patches
+//! needing the manifest's word ([`programs`]); the captured
 //! `sglang.launch_server` argv and env become a one-worker recipe that the
 //! recipe path's builders render ([`mapping`]). The rules are written out in
 //! docs/sync-bash-lanes.md.
 //!
 //! May use: `sync::{cells, doors, lane, lane_manifest, master, reader, yaml}` and
-//! what they export; nothing outside `sync`.
+//! what they export, and `util::escape` (the reviewer's text in notes).
 
 mod arith;
+mod awk;
 mod commands;
 mod cond;
 mod expand;
@@ -21,10 +24,13 @@ mod launcher;
 mod library;
 mod mapping;
 mod pattern;
+mod programs;
 mod state;
 mod syntax;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_programs;
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -39,6 +45,8 @@ use interp::{Files, Halt, Interp, Launch};
 use launcher::Hardware;
 use state::{State, Val, Var};
 use syntax::Script;
+
+use crate::util::escape;
 
 /// The points of a bash lane. Errors name the row, the concurrency, and
 /// `file:line` of what could not be interpreted; names the rules table does
@@ -297,7 +305,13 @@ impl LaneCtx<'_> {
             commit: &self.includes,
             parsed: &mut self.parsed,
         };
-        let (launch, notes) = run_script(path, script, env, &mut files);
+        let reviewed = self
+            .lane
+            .image_patches
+            .iter()
+            .map(|(at, why)| (at.clone(), escape::text(why)))
+            .collect();
+        let (launch, notes) = run_script(path, script, env, &mut files, reviewed);
         self.notes.extend(notes);
         launch
     }
@@ -310,6 +324,7 @@ fn run_script(
     script: &Script,
     env: BTreeMap<&str, String>,
     files: &mut dyn Files,
+    reviewed_patches: BTreeMap<String, String>,
 ) -> (Result<Launch, String>, Vec<String>) {
     let mut st = State {
         arg0: path.to_string(),
@@ -321,6 +336,7 @@ fn run_script(
         st.vars.set(k, Var::Scalar(Val::Known(v)));
     }
     let mut it = Interp::new(st, files, &script.name);
+    it.reviewed_patches = reviewed_patches;
     let r = it.run(script);
     let at = it.at();
     let notes = std::mem::take(&mut it.notes);

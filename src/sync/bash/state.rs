@@ -180,6 +180,8 @@ pub(super) struct Options {
     pub errexit: bool,
     /// `-u`
     pub nounset: bool,
+    /// `-o pipefail`: a pipeline fails when any part fails, not only its last.
+    pub pipefail: bool,
 }
 
 /// Everything a subshell copies.

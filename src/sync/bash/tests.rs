@@ -44,17 +44,30 @@ install_agentic_deps() { export LEAK=1; }
 "#;
 
 /// Runs `script` as `bin/s.sh` with the point env `env`.
-fn launch(script: &str, env: &[(&str, &str)]) -> (Result<Launch, String>, Vec<String>) {
+pub(super) fn launch(script: &str, env: &[(&str, &str)]) -> (Result<Launch, String>, Vec<String>) {
+    launch_reviewed(script, env, &[])
+}
+
+/// [`launch`] with image patches vouched for (`s.sh:<line>` → reason).
+pub(super) fn launch_reviewed(
+    script: &str,
+    env: &[(&str, &str)],
+    reviewed: &[(&str, &str)],
+) -> (Result<Launch, String>, Vec<String>) {
     let parsed = match syntax::parse_script(script, "s.sh") {
         Ok(p) => p,
         Err(e) => return (Err(e), Vec::new()),
     };
     let env: BTreeMap<&str, String> = env.iter().map(|(k, v)| (*k, v.to_string())).collect();
     let mut files = Mem([("lib/l.sh", LIB)].into_iter().collect());
-    run_script("bin/s.sh", &parsed, env, &mut files)
+    let reviewed = reviewed
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+        .collect();
+    run_script("bin/s.sh", &parsed, env, &mut files, reviewed)
 }
 
-const HEAD: &str = "set -euo pipefail\nsource \"$(dirname \"$0\")/../lib/l.sh\"\n";
+pub(super) const HEAD: &str = "set -euo pipefail\nsource \"$(dirname \"$0\")/../lib/l.sh\"\n";
 
 fn argv_of(script: &str, env: &[(&str, &str)]) -> String {
     match launch(&format!("{HEAD}{script}"), env).0 {
@@ -70,7 +83,7 @@ fn err_of(script: &str, env: &[(&str, &str)]) -> String {
     }
 }
 
-const L: &str = "python3 -m sglang.launch_server";
+pub(super) const L: &str = "python3 -m sglang.launch_server";
 
 #[test]
 fn expansions() {
@@ -222,7 +235,8 @@ fn refusals_name_file_and_line() {
         ("false\n", "exits with status 1 before launching"),
         (
             "if awk 1; then X=1; fi\n",
-            "s.sh:3: `awk` would have to run to decide the condition; the `if` cannot be decided",
+            "s.sh:3: `awk` would have to run to decide the condition (the program `1` is not \
+             `BEGIN { exit EXPR }`); the `if` cannot be decided (its branch changes the shell",
         ),
         (
             "if [ -d /x ]; then exit 1; else X=1; fi\n",
@@ -271,7 +285,7 @@ fn refusals_name_file_and_line() {
 fn guard_rule_notes_what_it_assumed() {
     let (l, notes) = launch(
         &format!(
-            "{HEAD}if awk -v s=1 'BEGIN {{ exit !(s > 2) }}'; then\n  echo no >&2\n  exit 1\nfi\n{L}\n"
+            "{HEAD}if awk -v s=1 'BEGIN {{ exit !(s > 2) }}' trace.log; then\n  echo no >&2\n  exit 1\nfi\n{L}\n"
         ),
         &[],
     );
