@@ -4,7 +4,8 @@
 //! `[[ ]]`, functions, `set -e`/`-u`. Simple commands are in
 //! [`super::commands`]. Where bash would need to run something to decide, the
 //! interpreter stops with a message naming `file:line`, except for the guard
-//! and neutral-branch rules (docs/sync-bash-lanes.md). Uses `sync::bash::*`.
+//! and neutral-branch rules (docs/sync-bash-lanes.md). Uses `sync::bash::*` and
+//! `util::escape` (its notes are Markdown for the report).
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -15,6 +16,7 @@ use super::arith;
 use super::library::Effects;
 use super::state::{State, Val, Var};
 use super::syntax::{self, Script};
+use crate::util::escape;
 
 /// Commands run before the interpreter gives up (bounds any input's cost).
 const MAX_STEPS: usize = 200_000;
@@ -299,18 +301,20 @@ impl<'a> Interp<'a> {
         }
         if self.launch.is_none() && ends_in_error_exit(&i.then) {
             self.note(format!(
-                "{}: {why}; its branch only exits with an error, so the measured run did not \
-                 take it (guard rule)",
-                self.at()
+                "{}: {}; its branch only exits with an error, so the measured run did not take \
+                 it (guard rule)",
+                escape::code(&self.at()),
+                escape::text(why)
             ));
             return Ok(0);
         }
         let funcs = &self.funcs;
         if Effects::of_list(&i.then).leaves_shell_unchanged(|c| funcs.contains_key(c)) {
             self.note(format!(
-                "{}: {why}; its branch changes no variable and runs only programs, so the \
-                 launch is the same whichever way it went (neutral-branch rule)",
-                self.at()
+                "{}: {}; its branch changes no variable and runs only programs, so the launch \
+                 is the same whichever way it went (neutral-branch rule)",
+                escape::code(&self.at()),
+                escape::text(why)
             ));
             return self.list(&i.then);
         }
@@ -320,7 +324,8 @@ impl<'a> Interp<'a> {
         )))
     }
 
-    /// A note for the reviewer, once.
+    /// A note for the reviewer, once: Markdown for the report, data in it
+    /// through the escaping module.
     pub(super) fn note(&mut self, note: String) {
         if !self.notes.contains(&note) {
             self.notes.push(note);

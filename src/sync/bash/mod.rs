@@ -146,10 +146,13 @@ fn hardware(
     let c = m.clusters.get(fleet);
     match c.and_then(|c| c.gpus_per_node) {
         Some(gpus_per_node) => {
+            // The report is Markdown: names go through the escaping module.
             notes.push(format!(
-                "runner `{}`: no configs/runners.yaml entry at {commit}; its hardware facts come \
-                 from the manifest's [cluster.\"{fleet}\"]",
-                entry.runner
+                "runner {}: no configs/runners.yaml entry at {}; its hardware facts come from \
+                 the manifest's {}",
+                escape::code(&entry.runner),
+                escape::code(commit),
+                escape::code(&format!("[cluster.\"{fleet}\"]"))
             ));
             Ok(Hardware {
                 available_dram_mib: c.and_then(|c| c.available_cpu_dram_mib),
@@ -305,12 +308,7 @@ impl LaneCtx<'_> {
             commit: &self.includes,
             parsed: &mut self.parsed,
         };
-        let reviewed = self
-            .lane
-            .image_patches
-            .iter()
-            .map(|(at, why)| (at.clone(), escape::text(why)))
-            .collect();
+        let reviewed = self.lane.image_patches.clone();
         let (launch, notes) = run_script(path, script, env, &mut files, reviewed);
         self.notes.extend(notes);
         launch
@@ -318,7 +316,8 @@ impl LaneCtx<'_> {
 }
 
 /// Interprets `script` (run as `path`) under the launcher's `env`; the
-/// launch it reaches and the notes it made (guards assumed not taken).
+/// launch it reaches and the notes it made (guards assumed not taken), as
+/// Markdown for the report.
 fn run_script(
     path: &str,
     script: &Script,

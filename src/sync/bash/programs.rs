@@ -5,12 +5,13 @@
 //! patches the server the measured run started, which the page's command
 //! cannot show: it is refused unless the lane's manifest entry vouches for it
 //! (`image-patches`), and then the report says so. docs/sync-bash-lanes.md,
-//! "Image patches". Uses `sync::bash::*`.
+//! "Image patches". Uses `sync::bash::*` and `util::escape` (the note).
 
 use brush_parser::ast::CommandPrefixOrSuffixItem as Item;
 
 use super::interp::{Halt, Interp};
 use super::library;
+use crate::util::escape;
 
 impl Interp<'_> {
     /// `awk`: the numeric-test form is computed; any other program is opaque
@@ -71,10 +72,13 @@ impl Interp<'_> {
                  the server serves, say why on the lane: image-patches = {{ \"{at}\" = \"…\" }}"
             )));
         };
+        let patched: Vec<String> = files.iter().map(|f| escape::code(f)).collect();
         self.note(format!(
-            "{}: the script patches {shown} in the image before the launch (`sed -i`); the \
-             page's command starts the image as published. Reviewed in the manifest: {reason}",
-            self.at()
+            "{}: the script patches {} in the image before the launch (`sed -i`); the page's \
+             command starts the image as published. Reviewed in the manifest: {}",
+            escape::code(&self.at()),
+            patched.join(" "),
+            escape::text(&reason)
         ));
         Ok(0)
     }

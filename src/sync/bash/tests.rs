@@ -292,7 +292,7 @@ fn guard_rule_notes_what_it_assumed() {
     assert!(l.is_ok());
     assert_eq!(notes.len(), 1);
     assert!(
-        notes[0].starts_with("s.sh:3: `awk` would have to run"),
+        notes[0].starts_with("`s.sh:3`: \\`awk\\` would have to run"),
         "{notes:?}"
     );
     assert!(notes[0].ends_with("(guard rule)"));

@@ -139,14 +139,15 @@ fn reviewed_image_patches_are_noted() {
     );
     assert_eq!(got, "ok");
     assert_eq!(notes.len(), 2, "{notes:?}");
+    // Notes are Markdown for the report: paths in code spans, the rest text.
     assert!(
-        notes[0].starts_with("s.sh:3: `sed` would have to run to decide the condition")
+        notes[0].starts_with("`s.sh:3`: \\`sed\\` would have to run to decide the condition")
             && notes[0].ends_with("(neutral-branch rule)"),
         "{notes:?}"
     );
     assert_eq!(
         notes[1],
-        "s.sh:4: the script patches /opt/m.py in the image before the launch (`sed -i`); the \
+        "`s.sh:4`: the script patches `/opt/m.py` in the image before the launch (`sed -i`); the \
          page's command starts the image as published. Reviewed in the manifest: adds the 日本 \
          field; serving unchanged"
     );
