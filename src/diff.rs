@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use crate::manifest::{MANIFEST, Manifest, ManifestDiff, texts_by_key};
+use crate::manifest::{
+    LAUNCHES_VERSION, LEGACY_MANIFEST, MANIFEST, Manifest, ManifestDiff, texts_by_key,
+};
 use crate::util::escape;
 
 /// The largest manifest `diff` reads. Why 1 GiB: a book 100× the sample
@@ -18,21 +20,35 @@ use crate::util::escape;
 const MAX_MANIFEST: u64 = 1 << 30;
 
 /// Reads a manifest from a manifest file, or a built site directory holding
-/// one. The stored hashes are not trusted: comparisons use the text.
+/// one (`launches.json`, or `agentx-manifest.json` of an older build). The
+/// stored hashes are not trusted: comparisons use the text.
 pub(crate) fn read_manifest(path: &Path) -> Result<Manifest> {
     let file = if path.is_dir() {
-        path.join(MANIFEST)
+        let legacy = path.join(LEGACY_MANIFEST);
+        match path.join(MANIFEST) {
+            current if !current.exists() && legacy.exists() => legacy,
+            current => current,
+        }
     } else {
         path.to_path_buf()
     };
     let text = crate::util::fs::read_regular_to_string(&file, MAX_MANIFEST).with_context(|| {
         format!(
-            "cannot read {}; give a manifest, a built site directory, or a git ref of the book",
+            "cannot read {}; give a manifest ({MANIFEST}), a built site directory, or a git \
+             ref of the book",
             file.display()
         )
     })?;
     let mut manifest: Manifest = serde_json::from_str(&text)
         .map_err(|e| anyhow!("{}: not an mdbook-agentx manifest: {e}", file.display()))?;
+    if manifest.version > LAUNCHES_VERSION {
+        bail!(
+            "{}: {MANIFEST} version {} is newer than this mdbook-agentx reads ({LAUNCHES_VERSION}); \
+             upgrade mdbook-agentx",
+            file.display(),
+            manifest.version
+        );
+    }
     for e in &mut manifest.command_sets {
         e.hash = crate::manifest::text_hash(&e.text);
     }
@@ -59,6 +75,21 @@ fn commit_of(book: &Path, spec: &str) -> Option<String> {
 /// Builds the manifest of the book as it is at a commit, in a scratch copy.
 /// `shown` names the commit in messages.
 fn manifest_at_commit(book: &Path, commit: &str, shown: &str) -> Result<Manifest> {
+    with_book_at_commit(book, commit, &mut |at| {
+        crate::site::book_manifest(at, &mut |_| {})
+            .with_context(|| format!("building the book at {shown}"))
+    })
+}
+
+/// Runs `f` on the book at `book` as it is at `commit`, unpacked into a
+/// scratch directory that is removed afterwards, whatever happens. `f`
+/// gets the book's directory in the scratch copy (the same path below the
+/// repository's top as `book`).
+pub(crate) fn with_book_at_commit<T>(
+    book: &Path,
+    commit: &str,
+    f: &mut dyn FnMut(&Path) -> Result<T>,
+) -> Result<T> {
     let book =
         std::fs::canonicalize(book).with_context(|| format!("cannot open {}", book.display()))?;
     let top = git(&book, &["rev-parse", "--show-toplevel"])?;
@@ -73,8 +104,28 @@ fn manifest_at_commit(book: &Path, commit: &str, shown: &str) -> Result<Manifest
         .tempdir()
         .context("cannot create a scratch directory")?;
     unpack_commit(&top, commit, scratch.path())?;
-    crate::site::book_manifest(&scratch.path().join(&sub))
-        .with_context(|| format!("building the book at {shown}"))
+    f(&scratch.path().join(&sub))
+}
+
+/// The commit `spec` names in the repository holding `book`: an error
+/// naming the ref and the fix when it names none.
+pub(crate) fn resolve_commit(book: &Path, spec: &str) -> Result<String> {
+    if let Some(commit) = commit_of(book, spec) {
+        return Ok(commit);
+    }
+    if git(book, &["rev-parse", "--show-toplevel"]).is_err() {
+        bail!(
+            "{} is not in a git repository, so `{spec}` names no commit of it; run this in a \
+             clone of the book's repository",
+            book.display()
+        );
+    }
+    bail!(
+        "`{spec}` is not a commit of the git repository holding {}; fetch it first (`git fetch \
+         origin main` makes `origin/main`; in GitHub Actions, actions/checkout with \
+         `fetch-depth: 0`), or name another ref or commit",
+        book.display()
+    )
 }
 
 /// The files of `commit` of the repository at `top`, unpacked into `into`:

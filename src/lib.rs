@@ -10,21 +10,25 @@
 //! - [`AgentxPreprocessor`]: the mdBook preprocessor (`<<agentx page="…">>`
 //!   directives), also as [`run_protocol`] over stdin/stdout, or one chapter
 //!   at a time with [`Library`] and [`expand_chapter`];
-//! - [`install`]: the AgentX assets and `book.toml` entries of an mdBook book;
+//! - [`install`]: the AgentX assets and `book.toml` entries of an mdBook book,
+//!   and [`render_agent_files`], the renderer that publishes `llms.txt`, the
+//!   Markdown twins and `launches.json` beside mdBook's HTML;
 //! - [`build`], [`export_offline`], [`export_single_file`] (written to a
 //!   file by [`write_single_file`]): the standalone builder, and
 //!   [`Engine`] / [`serve`] / [`watch`] for live preview;
 //!   [`export_markdown`]: the expanded book as portable Markdown;
 //! - [`check`]: command lines against flag registries, KV tiers, links;
 //! - [`Manifest`] and [`compare_manifests`]: what changed between two builds;
+//! - [`report`]: a pull request's evidence against a base commit, in one
+//!   document ([`Report::markdown`]);
 //! - [`sync`]: data files generated from InferenceX lanes (a lane manifest
 //!   pinning each lane to a commit), checked by decoding them back.
 //!
 //! Data flows one way, each module using only those before it:
 //! `util ← data ← decode ← {manifest, render} ← preprocessor ← site ← {serve,
-//! check, diff}` (`shell` sits between `data` and `decode`, `stats` on
+//! check, diff} ← report` (`shell` sits between `data` and `decode`, `stats` on
 //! `decode`; `sync` beside `decode`, on `data`, `decode` and `manifest`;
-//! `install` on `preprocessor`).
+//! `install` on `preprocessor` and `site`).
 //! The README's layout section draws the whole graph.
 
 mod check;
@@ -35,6 +39,7 @@ mod install;
 mod manifest;
 mod preprocessor;
 mod render;
+mod report;
 mod serve;
 mod shell;
 mod site;
@@ -47,7 +52,7 @@ mod test_support;
 
 pub use crate::check::run as check;
 pub use crate::check::{
-    CheckReport, Finding, ImageTally, LinkReport, TierProblem, registry::Severity,
+    CheckReport, Finding, ImageTally, KvTally, LinkReport, TierProblem, registry::Severity,
 };
 pub use crate::data::{Arg, BlockKind, ImageStatus, KvTier, Role, Router};
 pub use crate::decode::{
@@ -57,17 +62,22 @@ pub use crate::decode::{
 pub use crate::diff::{load_side as load_manifest, table as diff_table, verbose as diff_verbose};
 pub use crate::install::{InstallOptions, InstallReport, install};
 pub use crate::manifest::{
-    MANIFEST, Manifest, ManifestDiff, ManifestEntry, PageDiff, compare as compare_manifests,
+    LAUNCHES_VERSION, LEGACY_MANIFEST, LaunchProvenance, MANIFEST, Manifest, ManifestDiff,
+    ManifestEntry, PageDiff, compare as compare_manifests,
 };
 pub use crate::preprocessor::{
     AgentxPreprocessor, DeploymentChapter, Expanded, Library, OnError, expand_chapter,
     run_protocol, supports as supports_renderer,
 };
+pub use crate::report::{BaseRef, NewLines, Report, run as report};
 pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
 pub use crate::site::book::data_files;
 pub use crate::site::engine::{Change, Engine, Rebuild};
 pub use crate::site::export::{
     export_offline, single_file as export_single_file, write_single_file,
+};
+pub use crate::site::mdbook_agents::{
+    AGENT_FILES_RENDERER, AgentFilesReport, publish_agent_files, render_agent_files,
 };
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};

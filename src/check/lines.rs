@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use super::registry::{ArgProblem, Severity, check_args};
 use super::*;
-use crate::decode::CommandSet;
+use crate::decode::{CommandSet, DecodedPage};
 use crate::shell::shell_commands;
 
 /// Entry points whose command lines are checked.
@@ -65,6 +65,31 @@ struct Place<'a> {
     process: String,
 }
 
+/// The command lines of a set that are checked (those running one of
+/// [`ENTRYPOINTS`]), each with the index of its process, as words.
+pub(crate) fn checked_lines(set: &CommandSet) -> impl Iterator<Item = (usize, Vec<String>)> + '_ {
+    set.processes
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, p)| shell_commands(&p.command).into_iter().map(move |w| (pi, w)))
+        .filter(|(_, words)| {
+            invocation(words).is_some_and(|c| ENTRYPOINTS.contains(&c.entry_point.as_str()))
+        })
+}
+
+/// Adds each distinct argument list of `page`'s checked command lines to
+/// `lists`, by (image, entry point): what [`check_set`] counts as distinct,
+/// without a registry (a base's lines, compared with the book's).
+pub(crate) fn argument_lists(page: &DecodedPage, lists: &mut ArgumentLists) {
+    for set in page.command_sets() {
+        for (_, words) in checked_lines(set) {
+            let call = invocation(&words).expect("checked lines have an invocation");
+            let key = (set.image.image.clone(), call.entry_point.clone());
+            lists.entry(key).or_default().insert(call.args.to_vec());
+        }
+    }
+}
+
 /// Checks the command lines of one command set.
 pub(super) fn check_set(
     page: &str,
@@ -73,19 +98,14 @@ pub(super) fn check_set(
     tallies: &mut Tallies,
     report: &mut CheckReport,
 ) -> Result<()> {
-    for (pi, process) in set.processes.iter().enumerate() {
+    for (pi, words) in checked_lines(set) {
         let place = Place {
             page,
             set,
-            process: format!("{}. {}", pi + 1, process.title),
+            process: format!("{}. {}", pi + 1, set.processes[pi].title),
         };
-        for words in shell_commands(&process.command) {
-            if let Some(call) = invocation(&words)
-                && ENTRYPOINTS.contains(&call.entry_point.as_str())
-            {
-                check_line(&place, &call, registries, tallies, report)?;
-            }
-        }
+        let call = invocation(&words).expect("checked lines have an invocation");
+        check_line(&place, &call, registries, tallies, report)?;
     }
     Ok(())
 }
@@ -118,10 +138,16 @@ fn check_line(
             registry: reg.label.clone(),
             lines: 0,
             parsed: 0,
+            distinct: 0,
         });
     tally.lines += 1;
     if !problems.iter().any(|p| p.severity == Severity::Error) {
         tally.parsed += 1;
+    }
+    let key = (image.clone(), entrypoint.clone());
+    let lists = report.arguments.entry(key).or_default();
+    if !lists.contains(call.args) {
+        lists.insert(call.args.to_vec());
     }
     for p in problems {
         let finding = Finding {

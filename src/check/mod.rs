@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
+pub(crate) use self::lines::argument_lists;
 use self::lines::{Tallies, check_set};
 pub(crate) use self::registries::{Registries, RegistryConfig};
 pub use self::report::*;
@@ -23,15 +24,15 @@ use self::tiers::check_tiers;
 use crate::decode::DecodedPage;
 use crate::preprocessor::Library;
 use crate::site::book::BookDir;
-use crate::site::{check_links, links};
+use crate::site::{EntrySink, check_links, links};
 
 /// What the checks of one data file's page found, kept until every page
 /// is checked (a page's findings, not its decoded data).
 struct PageFindings {
     /// Its command lines; an error when a registry could not be used.
     lines: Option<Result<(CheckReport, Tallies)>>,
-    /// Its KV tiers; the same.
-    tiers: Option<Result<Vec<TierProblem>>>,
+    /// Its KV tiers (problems and tallies); the same.
+    tiers: Option<Result<CheckReport>>,
 }
 
 /// Checks the command lines and KV tiers of one page.
@@ -44,7 +45,7 @@ fn check_page(decoded: &DecodedPage, registries: &mut Registries) -> PageFinding
         .try_for_each(|set| check_set(page, set, registries, &mut tallies, &mut report))
         .map(|()| (report, tallies));
     let mut report = CheckReport::default();
-    let tiers = check_tiers(page, decoded, registries, &mut report).map(|()| report.tiers);
+    let tiers = check_tiers(page, decoded, registries, &mut report).map(|()| report);
     PageFindings {
         lines: Some(lines),
         tiers: Some(tiers),
@@ -67,10 +68,14 @@ fn merge(lib: &Library, mut found: HashMap<PathBuf, PageFindings>) -> Result<Che
                 report.unconfigured.push(u);
             }
         }
+        for (key, lists) in page.arguments {
+            report.arguments.entry(key).or_default().extend(lists);
+        }
         for (key, t) in page_tallies {
             let total = tallies.entry(key).or_insert_with(|| ImageTally {
                 lines: 0,
                 parsed: 0,
+                distinct: 0,
                 ..t.clone()
             });
             total.lines += t.lines;
@@ -78,12 +83,30 @@ fn merge(lib: &Library, mut found: HashMap<PathBuf, PageFindings>) -> Result<Che
         }
     }
     report.images = tallies.into_values().collect();
+    for t in &mut report.images {
+        t.distinct = report.arguments[&(t.image.clone(), t.entrypoint.clone())].len();
+    }
     for (_, path) in lib.page_files() {
         let findings = found.get_mut(path).expect("every loaded page was checked");
-        report
-            .tiers
-            .extend(findings.tiers.take().expect("taken once")?);
+        let page = findings.tiers.take().expect("taken once")?;
+        report.tiers.extend(page.tiers);
+        for k in page.kv {
+            match (report.kv.iter_mut())
+                .find(|t| t.image == k.image && t.entrypoint == k.entrypoint)
+            {
+                Some(t) => {
+                    let flags: Vec<&str> = k.flags.iter().map(String::as_str).collect();
+                    for tier in &k.tiers {
+                        tiers::merge_tally(t, *tier, &flags, &k.missing);
+                    }
+                }
+                None => report.kv.push(k),
+            }
+        }
     }
+    report
+        .kv
+        .sort_by(|a, b| (&a.image, &a.entrypoint).cmp(&(&b.image, &b.entrypoint)));
     Ok(report)
 }
 
@@ -91,13 +114,24 @@ fn merge(lib: &Library, mut found: HashMap<PathBuf, PageFindings>) -> Result<Che
 /// writing it, and runs every check. Each data file is checked as it is
 /// decoded and dropped; links are checked as pages go by.
 pub fn run(root: &Path) -> Result<CheckReport> {
+    run_visiting(root, &mut |_, _| {}, &mut |_| Ok(()))
+}
+
+/// [`run`], showing each decoded page to `page` and each chapter's command
+/// sets to `sets` as the book is read (`report` counts and compares them).
+pub(crate) fn run_visiting(
+    root: &Path,
+    page: &mut dyn FnMut(&Path, &DecodedPage),
+    sets: &mut EntrySink<'_>,
+) -> Result<CheckReport> {
     let dir = BookDir::open(root)?;
     let config = RegistryConfig::from_toml(dir.agentx.registries.as_ref())?;
     let mut registries = Registries::new(root, dir.bounds.clone(), config)?;
     let bounds = dir.bounds.clone();
     let mut found = HashMap::new();
-    let lib = Library::open_visiting(root, &dir.agentx.data_dir, bounds, &mut |path, page| {
-        found.insert(path.to_path_buf(), check_page(page, &mut registries));
+    let lib = Library::open_visiting(root, &dir.agentx.data_dir, bounds, &mut |path, decoded| {
+        page(path, decoded);
+        found.insert(path.to_path_buf(), check_page(decoded, &mut registries));
     })?;
     if !lib.failures().is_empty() {
         bail!(
@@ -106,7 +140,7 @@ pub fn run(root: &Path) -> Result<CheckReport> {
         );
     }
     let mut lib = Some(lib);
-    let links::LinkCheck { stats, problems } = check_links(dir, &mut lib, &["404.html"])?;
+    let links::LinkCheck { stats, problems } = check_links(dir, &mut lib, &["404.html"], sets)?;
     let mut report = merge(lib.as_ref().expect("loaded above"), found)?;
     report.links = LinkReport {
         pages: stats.pages,

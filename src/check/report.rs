@@ -67,6 +67,26 @@ pub struct ImageTally {
     pub lines: usize,
     /// Of those, lines with no error.
     pub parsed: usize,
+    /// Distinct argument lists among those lines (what the registry parses).
+    pub distinct: usize,
+}
+
+/// Per (image, worker entry point): the KV tiers' flags checked against
+/// its registry.
+#[derive(Debug, Clone, Serialize)]
+pub struct KvTally {
+    /// The image.
+    pub image: String,
+    /// The worker entry point.
+    pub entrypoint: String,
+    /// Label of the registry (release or commit).
+    pub registry: String,
+    /// The tiers offered for the image whose flags were checked.
+    pub tiers: Vec<KvTier>,
+    /// The distinct KV flags checked (each an image/flag pair), sorted.
+    pub flags: Vec<String>,
+    /// Of those, flags the registry lacks.
+    pub missing: Vec<String>,
 }
 
 /// A KV tier offered for an image that lacks its flags.
@@ -131,9 +151,17 @@ pub struct CheckReport {
     pub unconfigured: Vec<String>,
     /// KV tiers offered for an image that lacks their flags.
     pub tiers: Vec<TierProblem>,
+    /// Per image and worker entry point: the KV flags checked.
+    pub kv: Vec<KvTally>,
     /// Links and anchors of the built site.
     pub links: LinkReport,
+    /// Per (image, entry point): each distinct argument list checked.
+    #[serde(skip)]
+    pub(crate) arguments: ArgumentLists,
 }
+
+/// Distinct argument lists of checked command lines, by (image, entry point).
+pub(crate) type ArgumentLists = BTreeMap<(String, String), std::collections::HashSet<Vec<String>>>;
 
 impl CheckReport {
     /// Whether every check passed.
@@ -178,6 +206,18 @@ impl CheckReport {
             }
         }
         out.push_str("KV tiers against each image:\n");
+        for k in &self.kv {
+            let tiers: Vec<&str> = k.tiers.iter().map(|t| t.id()).collect();
+            out.push_str(&format!(
+                "  image {} · {} ({}): {}/{} flags of {} exist\n",
+                k.image,
+                k.entrypoint,
+                k.registry,
+                k.flags.len() - k.missing.len(),
+                k.flags.len(),
+                tiers.join(", ")
+            ));
+        }
         if self.tiers.is_empty() {
             out.push_str("  every offered tier's flags exist in its image\n");
         }

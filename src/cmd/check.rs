@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use mdbook_agentx::{terminal_json, terminal_text};
+use mdbook_agentx::terminal_text;
 
 use super::OutputFormat;
 
@@ -28,12 +28,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match args.format {
         OutputFormat::Text => write!(out, "{}", terminal_text(&report.text(args.verbose)))?,
-        OutputFormat::Json => {
-            let mut v = serde_json::to_value(&report)?;
-            v["ok"] = serde_json::Value::Bool(report.ok());
-            let json = serde_json::to_string_pretty(&v)?;
-            writeln!(out, "{}", terminal_json(&json))?;
-        }
+        OutputFormat::Json => super::write_json_with_ok(&mut out, &report, report.ok())?,
     }
     Ok(super::failed_if(!report.ok()))
 }

@@ -14,10 +14,19 @@ pub(super) struct Args {
     /// Overwrite asset files that `install` did not write or that were edited.
     #[arg(long)]
     force: bool,
+    /// Also publish llms.txt, llms-full.txt, launches.json and a Markdown twin
+    /// of every page: adds the renderer [output.html-agentx]. With two
+    /// renderers, mdBook writes the HTML site into <build-dir>/html/.
+    #[arg(long)]
+    agent_files: bool,
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    let report = install(&args.book_dir, &InstallOptions { force: args.force })?;
+    let opts = InstallOptions {
+        force: args.force,
+        agent_files: args.agent_files,
+    };
+    let report = install(&args.book_dir, &opts)?;
     for change in &report.changes {
         eprintln!("{change}");
     }

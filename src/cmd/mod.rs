@@ -4,6 +4,7 @@
 //!
 //! May use: the library's public API.
 
+mod agent_files;
 mod build;
 mod check;
 mod decode;
@@ -12,6 +13,7 @@ mod export;
 mod install;
 mod markdown;
 mod preprocess;
+mod report;
 mod serve;
 mod stats;
 mod supports;
@@ -77,12 +79,26 @@ enum Command {
     ///
     /// Exit code 0 only when all checks pass.
     Check(check::Args),
+    /// mdBook renderer: llms.txt, llms-full.txt, launches.json and a Markdown
+    /// twin of every page, beside the pages mdBook's html renderer wrote.
+    ///
+    /// mdBook runs it as [output.html-agentx] (after [output.html]), with its
+    /// render context on stdin; `install --agent-files` adds that table.
+    AgentFiles(agent_files::Args),
     /// Compare the command sets of two builds, per page: identical, added,
     /// removed and changed (a Markdown table for a pull-request description).
     ///
-    /// OLD and NEW are each a manifest (agentx-manifest.json), a built site
+    /// OLD and NEW are each a manifest (launches.json), a built site
     /// directory, or a git ref of the book (built in a scratch copy).
     Diff(diff::Args),
+    /// The evidence for a pull request's description, in one Markdown document.
+    ///
+    /// Against the git ref --base: the per-page table (as `stats`), the command
+    /// sets identical, added, removed and changed (as `diff`), argument parsing
+    /// per image and entry point (with distinct argument lists new since the
+    /// base), KV flags per image, links and anchors, and warnings. Exit code 0
+    /// only when every check passes, so CI can gate on it.
+    Report(report::Args),
     /// Count lanes, deployments, points, hardware and command sets per page
     /// (of data files, directories of them, or a book directory).
     Stats(stats::Args),
@@ -115,10 +131,26 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Markdown(args)) => markdown::execute(args),
         Some(Command::Install(args)) => install::execute(args),
         Some(Command::Check(args)) => check::execute(args),
+        Some(Command::AgentFiles(args)) => agent_files::execute(args),
         Some(Command::Diff(args)) => diff::execute(args),
+        Some(Command::Report(args)) => report::execute(args),
         Some(Command::Stats(args)) => stats::execute(args),
         Some(Command::Sync(args)) => sync::execute(args),
     }
+}
+
+/// Writes `report` as pretty JSON with `"ok": ok` added (`check`, `report`),
+/// characters a terminal acts on escaped.
+fn write_json_with_ok(
+    out: &mut dyn std::io::Write,
+    report: &impl serde::Serialize,
+    ok: bool,
+) -> Result<()> {
+    let mut v = serde_json::to_value(report)?;
+    v["ok"] = serde_json::Value::Bool(ok);
+    let json = serde_json::to_string_pretty(&v)?;
+    writeln!(out, "{}", mdbook_agentx::terminal_json(&json))?;
+    Ok(())
 }
 
 /// Exit code 1 when any input failed, else 0.

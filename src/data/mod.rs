@@ -21,6 +21,7 @@
 
 mod block;
 mod ids;
+mod limits;
 mod load;
 mod placeholders;
 #[cfg(test)]
@@ -31,6 +32,7 @@ mod validate;
 
 pub use self::block::*;
 pub use self::ids::*;
+pub(crate) use self::limits::*;
 pub(crate) use self::load::*;
 pub(crate) use self::placeholders::placeholder_description;
 pub use self::schema::*;

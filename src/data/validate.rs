@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::limits::check_length;
 use super::untrusted::{TextKind, check_string};
 use super::*;
 use crate::util::escape::mdbook_link_opening;
@@ -162,6 +163,7 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut seen = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
+            check_length(&key, "a key", &|| path_text(self.path)).map_err(de::Error::custom)?;
             if !seen.insert(key.clone()) {
                 let at = path_text(self.path);
                 let at = if at.is_empty() {
@@ -210,6 +212,7 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
         Ok(())
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        check_length(s, "a string", &|| path_text(self.path)).map_err(E::custom)?;
         let at = || path_text(self.path);
         if let Some(open) = mdbook_link_opening(s) {
             return Err(E::custom(format!(
@@ -341,6 +344,7 @@ fn check_file_name(name: &str) -> Result<(), String> {
 /// Checks what the types accept but a page cannot use; the error names the
 /// JSON path and the fix.
 pub(crate) fn validate(data: &AgentxData) -> Result<(), String> {
+    check_counts(data)?;
     if data.model.trim().is_empty() {
         return Err(
             "model: empty; give the page a name (directives select it with \

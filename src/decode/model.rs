@@ -29,6 +29,10 @@ pub struct Process {
     /// every set of the page with the same text (a command repeats across
     /// tiers, routers and points).
     pub command: Arc<str>,
+    /// Nodes its workers occupy, as its placement says: workers × nodes
+    /// per worker, or workers pinned to GPUs of shared nodes; 0 for
+    /// processes other than workers (they run beside them).
+    pub nodes: u32,
     /// Config files this command names (`nats.conf`, `nginx.conf`).
     pub files: Vec<ConfigFile>,
 }
@@ -171,6 +175,13 @@ impl CommandSet {
             "notes": self.notes.iter().map(|n| serde_json::json!({"id": n.id(), "text": n.text()})).collect::<Vec<_>>(),
             "image": {"name": self.image.image, "status": self.image.status, "commit": self.image.commit},
         })
+    }
+
+    /// Nodes the set's workers occupy (the sum of its processes' `nodes`).
+    pub fn worker_nodes(&self) -> u32 {
+        self.processes
+            .iter()
+            .fold(0, |n, p| n.saturating_add(p.nodes))
     }
 
     /// `c1 / c4` as on the concurrency chip.

@@ -33,6 +33,7 @@ pub(super) fn processes_for(
                 long_title: texts.share(long_title(b)?),
                 placement: texts.share(placement(b, blocks, router)),
                 command: texts.share(command_text(b)),
+                nodes: worker_nodes(b),
                 files: Vec::new(),
             })
         })
@@ -53,6 +54,29 @@ pub(super) fn processes_for(
         }
     }
     Ok((processes, loose))
+}
+
+/// The nodes a worker block's workers occupy, as [`worker_placement`] says
+/// it: each worker spans `nodes_per_worker` nodes; or workers pinned to GPU
+/// groups share nodes, as many to a node as there are distinct groups (the
+/// data lists one per slot of a node, `[["0,1"], ["2,3"]]`, or one per
+/// worker, repeating them); or one worker per node. Other blocks: 0.
+fn worker_nodes(b: &Block) -> u32 {
+    if b.kind != BlockKind::Worker {
+        return 0;
+    }
+    let workers = b.workers.unwrap_or(1);
+    let per_worker = b.nodes_per_worker.unwrap_or(1);
+    match &b.gpu_pinning {
+        Some(groups) if per_worker <= 1 && !groups.is_empty() => {
+            let slots = groups
+                .iter()
+                .collect::<std::collections::HashSet<_>>()
+                .len();
+            workers.div_ceil(slots as u32)
+        }
+        _ => workers.saturating_mul(per_worker.max(1)),
+    }
 }
 
 /// `text` with CRLF and lone CR line breaks as `\n`: a page shows each as a
@@ -215,4 +239,42 @@ fn worker_placement(b: &Block, blocks: &[Block], router: Router) -> String {
         Router::Sglang => {}
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_nodes_follow_the_placement() {
+        // `groups` GPU groups listed, `slots` of them distinct.
+        let pinned = |workers, per_worker, groups: usize, slots: usize| {
+            let mut b = Block::new(BlockKind::Worker, "python3 -m sglang.launch_server");
+            b.role = Some(Role::Agg);
+            b.workers = workers;
+            b.nodes_per_worker = per_worker;
+            b.gpu_pinning =
+                (groups > 0).then(|| (0..groups).map(|i| vec![(i % slots).to_string()]).collect());
+            b
+        };
+        let worker =
+            |workers, per_worker, groups: usize| pinned(workers, per_worker, groups, groups.max(1));
+        // (block, nodes): counted by hand from the placement sentence.
+        let cases = [
+            (worker(None, None, 0), 1),       // one worker, one node
+            (worker(Some(3), None, 0), 3),    // "one per node"
+            (worker(Some(2), Some(4), 0), 8), // "each spanning 4 nodes"
+            (worker(Some(2), None, 2), 1),    // two pinned workers share a node
+            (worker(Some(3), None, 2), 2),    // the third needs a second node
+            (worker(Some(2), Some(2), 2), 4), // spanning wins over pinning
+            // A group per worker, two distinct: two workers to a node (the
+            // real GLM-5.2 B200 disagg cell's decode block).
+            (pinned(Some(4), Some(1), 4, 2), 2),
+            (worker(Some(u32::MAX), Some(2), 0), u32::MAX), // no overflow
+            (Block::new(BlockKind::Etcd, "etcd"), 0),
+        ];
+        for (b, nodes) in cases {
+            assert_eq!(worker_nodes(&b), nodes, "{b:?}");
+        }
+    }
 }

@@ -9,7 +9,9 @@
 //! `max-file-mib`, as a build reads them.
 //!
 //! May use: `preprocessor` (the asset list, the default data directory),
-//! `util` (reads inside the book's bounds).
+//! `site` (the agent-files renderer's name), `util` (reads inside the book's bounds).
+
+mod agent_files;
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +28,9 @@ pub struct InstallOptions {
     /// Overwrite asset files that `install` did not write, or that were
     /// edited since (refused otherwise).
     pub force: bool,
+    /// Also add the `[output.html-agentx]` renderer: `llms.txt`,
+    /// `llms-full.txt`, `launches.json` and Markdown twins beside the HTML.
+    pub agent_files: bool,
 }
 
 /// What [`install`] changed, one line per change, for the user.
@@ -89,6 +94,9 @@ pub(crate) fn install_assets(
         }
     }
     edit_book_toml(&mut doc, assets, &shown, &mut report)?;
+    if opts.agent_files {
+        agent_files::add_renderer(&mut doc, &shown, &mut report)?;
+    }
     for (asset, path) in to_write {
         write_file(&path, asset.installed_text().as_bytes())?;
         report.changes.push(format!("wrote {}", path.display()));

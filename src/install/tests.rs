@@ -139,7 +139,15 @@ fn files_it_did_not_write_are_refused_unless_forced() {
     // Nothing written: not the other asset, not book.toml.
     assert!(!dir.path().join("agentx.css").exists());
     assert_eq!(toml_of(dir.path()), INIT_TOML);
-    let forced = install_assets(dir.path(), ASSETS, &InstallOptions { force: true }).unwrap();
+    let forced = install_assets(
+        dir.path(),
+        ASSETS,
+        &InstallOptions {
+            force: true,
+            ..InstallOptions::default()
+        },
+    )
+    .unwrap();
     assert!(
         forced.changes.iter().any(|c| c.ends_with("agentx.js")),
         "{forced:?}"
@@ -253,7 +261,10 @@ fn allow_outside_is_read_as_its_refusal_advises() {
         e.contains("was not written by `mdbook-agentx install`"),
         "{e}"
     );
-    let forced = InstallOptions { force: true };
+    let forced = InstallOptions {
+        force: true,
+        ..InstallOptions::default()
+    };
     install_assets(dir.path(), ASSETS, &forced).unwrap();
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs\n");
     assert!(!dir.path().join("agentx.css").is_symlink());

@@ -133,31 +133,24 @@ pub(crate) fn expand_book(
     let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
+    // Markdown of the chapters expanded so far, for `max-site-mib`.
+    let mut made = 0u64;
     for chunk in jobs.chunks(batch) {
         let reused = cache.as_deref();
-        let expanded = crate::util::parallel::map(chunk, |job| {
-            if let Some(hit) = reused.and_then(|c| c.get(job.path, job.content, library)) {
-                return Ok(Expansion::Cached(hit));
-            }
-            let options = ChapterOptions {
-                on_error: settings.agentx.on_error,
-                markdown: settings.markdown,
-            };
-            // A chapter whose pages changed re-renders only the deployments that did.
-            let previous = reused.and_then(|c| c.previous(job.path, job.content));
-            let (e, deps) = expand_tracked(
-                job.content,
-                job.path,
-                &job.display,
-                library,
-                options,
-                previous.as_deref(),
-            )?;
-            Ok(Expansion::Fresh(e, deps))
-        })?;
+        let expanded =
+            crate::util::parallel::map(chunk, |job| expand_job(job, settings, library, reused))?;
         for (job, e) in chunk.iter().zip(expanded) {
             let (mut content, mut chapters, (manifest, deployments, stamp)) =
                 settle(job, e, cache.as_deref_mut(), &mut warnings);
+            made += content.len() as u64;
+            made += chapters
+                .iter()
+                .map(|c| c.markdown.len() as u64)
+                .sum::<u64>();
+            let max = settings.agentx.max_site_bytes();
+            if made > max {
+                return Err(over_max_site(&job.display, max));
+            }
             sets(ChapterSets {
                 manifest,
                 deployments,
@@ -179,6 +172,35 @@ pub(crate) fn expand_book(
     let mut results = results.into_iter().peekable();
     apply_expansions(&mut book.items, &mut 0, &mut results);
     Ok(warnings)
+}
+
+/// One chapter's expansion: from `cache` when its text and pages are
+/// unchanged, else made now.
+fn expand_job(
+    job: &Job<'_>,
+    settings: &BookSettings<'_>,
+    library: &Library,
+    cache: Option<&ExpansionCache>,
+) -> Result<Expansion> {
+    if let Some(hit) = cache.and_then(|c| c.get(job.path, job.content, library)) {
+        return Ok(Expansion::Cached(hit));
+    }
+    let options = ChapterOptions {
+        on_error: settings.agentx.on_error,
+        markdown: settings.markdown,
+        max_bytes: settings.agentx.max_site_bytes(),
+    };
+    // A chapter whose pages changed re-renders only the deployments that did.
+    let previous = cache.and_then(|c| c.previous(job.path, job.content));
+    let (e, deps) = expand_tracked(
+        job.content,
+        job.path,
+        &job.display,
+        library,
+        options,
+        previous.as_deref(),
+    )?;
+    Ok(Expansion::Fresh(e, deps))
 }
 
 /// A chapter's expansion: taken from the cache, or made now with the pages it used.

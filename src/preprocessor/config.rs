@@ -39,6 +39,10 @@ pub(crate) struct AgentxConfig {
     /// The largest file a build reads, in MiB.
     #[serde(default = "default_max_file_mib")]
     pub max_file_mib: u64,
+    /// The most a build writes, in MiB: the site's files, and before them
+    /// the Markdown the directives expand to ([`DEFAULT_MAX_SITE_MIB`]).
+    #[serde(default = "default_max_site_mib")]
+    pub max_site_mib: u64,
     // mdBook's own keys for every preprocessor table; read by mdBook, not by
     // us, and listed so that `deny_unknown_fields` accepts them.
     #[allow(dead_code)]
@@ -68,11 +72,30 @@ fn default_max_file_mib() -> u64 {
     DEFAULT_MAX_FILE_MIB
 }
 
+/// Default of `max-site-mib`. The sample book's site is 8.8 MiB, a book of
+/// the real data files about as much, and the synthetic book 100× the sample
+/// that the benchmarks build 856 MiB: 2 GiB leaves room for that, while a
+/// data file or chapter made to expand without end stops there instead of
+/// filling a CI runner's disk and memory.
+pub(crate) const DEFAULT_MAX_SITE_MIB: u64 = 2048;
+
+fn default_max_site_mib() -> u64 {
+    DEFAULT_MAX_SITE_MIB
+}
+
 impl AgentxConfig {
+    /// `max-site-mib` in bytes.
+    pub(crate) fn max_site_bytes(&self) -> u64 {
+        self.max_site_mib.saturating_mul(1 << 20)
+    }
+
     /// What a build of the book at `root` may read, by this configuration.
     pub(crate) fn bounds(&self, root: &Path) -> Result<Bounds> {
         if self.max_file_mib == 0 {
             bail!("[preprocessor.agentx] max-file-mib must be at least 1");
+        }
+        if self.max_site_mib == 0 {
+            bail!("[preprocessor.agentx] max-site-mib must be at least 1");
         }
         Bounds::new(root, self.allow_outside, self.max_file_mib)
     }
@@ -86,6 +109,7 @@ impl Default for AgentxConfig {
             registries: None,
             allow_outside: false,
             max_file_mib: DEFAULT_MAX_FILE_MIB,
+            max_site_mib: DEFAULT_MAX_SITE_MIB,
             command: None,
             renderers: None,
             before: None,
@@ -93,6 +117,17 @@ impl Default for AgentxConfig {
             optional: None,
         }
     }
+}
+
+/// The refusal of output past `max-site-mib` (`max` bytes), found `at` (a
+/// chapter's directive, or a site file).
+pub(crate) fn over_max_site(at: &str, max: u64) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{at}: the build would write more than the {} MiB of `max-site-mib` (mdbook-agentx's \
+         bound on what a build writes, with the Markdown the directives expand to); raise \
+         `max-site-mib` under [preprocessor.agentx] if the book is meant to be this large",
+        max >> 20
+    )
 }
 
 /// Reads `[output.html]`'s Markdown switches from mdBook's config.

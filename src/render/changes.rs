@@ -147,6 +147,7 @@ mod tests {
             long_title: "Aggregated worker".into(),
             placement: "".into(),
             command: cmd.into(),
+            nodes: 1,
             files: Vec::new(),
         };
         let base = p("E=1 \\\nF=2 \\\nrun \\\n  --a 1 \\\n  --b");

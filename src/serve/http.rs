@@ -444,7 +444,7 @@ mod tests {
         );
         assert_eq!(content_type("x.bin"), "application/octet-stream");
         assert_eq!(content_type("theme/favicon.svg"), "image/svg+xml");
-        assert_eq!(content_type("agentx-manifest.json"), "application/json");
+        assert_eq!(content_type("launches.json"), "application/json");
         assert_eq!(content_type("IMG.PNG"), "image/png");
     }
 }

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -42,14 +43,28 @@ impl Site {
             .collect();
         let files = MemoryFiles::default();
         let shared = Mutex::new(std::mem::take(cache));
-        let counts = self.render_into(markdown, theme, Some(&shared), opts, &files);
+        let texts = agents::MemoryTexts::new(&self.manifest);
+        let counts = self.render_into(markdown, theme, Some(&shared), opts, &files, Some(&texts));
         *cache = shared.into_inner().expect("render cache lock");
         let counts = counts?;
         // Entries that did not change are not formatted again.
         let manifest = cache.manifest.write(&self.manifest)?;
         files.put(Path::new(crate::manifest::MANIFEST), manifest)?;
+        let mut files = files.into_sorted();
+        let mut full = Vec::new();
+        self.write_llms_full(&mut full, &|twin| {
+            let i = files
+                .binary_search_by(|f| f.path.as_path().cmp(twin))
+                .map_err(|_| anyhow::anyhow!("{} was not rendered", twin.display()))?;
+            Ok(files[i].bytes.clone())
+        })?;
+        let at = files.partition_point(|f| f.path.as_path() < Path::new(agents::LLMS_FULL_TXT));
+        files.insert(
+            at,
+            SiteFile::new(PathBuf::from(agents::LLMS_FULL_TXT), full),
+        );
         Ok(Rendered {
-            files: files.into_sorted(),
+            files,
             rerendered: counts.bodies.into_inner(),
             laid_out: counts.pages.into_inner(),
         })
@@ -78,8 +93,11 @@ impl Site {
         cache: Option<&Mutex<RenderCache>>,
         opts: &BuildOptions,
         out: &dyn FileSink,
+        texts: Option<&dyn agents::CopyAllTexts>,
     ) -> Result<RenderCounts> {
         assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
+        let capped = super::capped::Capped::new(out, self.dir.agentx.max_site_bytes());
+        let out: &dyn FileSink = &capped;
         // Cache keys hash each page's Markdown, which a spilled page lacks.
         assert!(
             cache.is_none() || self.spilled.is_none(),
@@ -95,6 +113,7 @@ impl Site {
             opts,
             out,
             front_is_first,
+            texts,
             counts: RenderCounts::default(),
         };
         let index =
@@ -112,6 +131,9 @@ impl Site {
             None => Arc::new(search_index_script(&self.catalog, &index)?.into_bytes()),
         };
         out.put_shared(Path::new(SEARCH_INDEX), script)?;
+        if texts.is_some() {
+            out.put(Path::new(agents::LLMS_TXT), self.llms_txt().into_bytes())?;
+        }
         self.assets(theme, out)?;
         self.copy_static_files(theme, out)?;
         Ok(run.counts)
@@ -143,6 +165,13 @@ impl Site {
                 body
             }
         };
+        if let Some(texts) = run.texts {
+            let twin = self.twin_of(run, i, &md, texts)?;
+            if i == 0 && run.front_is_first {
+                run.out.put_shared(Path::new("index.md"), twin.clone())?;
+            }
+            run.out.put_shared(&agents::twin_path(&page.path), twin)?;
+        }
         drop(md);
         let cached = run
             .cache
@@ -168,6 +197,65 @@ impl Site {
         run.out.put_shared(&html_path(&page.path), html)?;
         let url = href(&html_path(&page.path));
         Ok(site_page(&page.path, &page.title, &url, &body.headings))
+    }
+
+    /// The twin of page `i` ([`agents::twin`]), from the cache when its
+    /// body is: a set's Copy all text is made of what its Markdown shows
+    /// (exports, process titles and placements, commands, files), so the
+    /// page's Markdown determines its twin.
+    fn twin_of(
+        &self,
+        run: &PageRun<'_>,
+        i: usize,
+        md: &str,
+        texts: &dyn agents::CopyAllTexts,
+    ) -> Result<Arc<Vec<u8>>> {
+        let key = run.keys.as_ref().map(|k| k.bodies[i]);
+        if let (Some(c), Some(k)) = (run.cache, key)
+            && let Some(twin) = lock(c).twins.get(&k)
+        {
+            return Ok(twin.clone());
+        }
+        let options = self.dir.config.output.html.markdown;
+        let twin = agents::twin(md, &self.pages[i].path, options, texts)?;
+        let twin = Arc::new(twin.into_bytes());
+        if let (Some(c), Some(k)) = (run.cache, key) {
+            lock(c).twins.insert(k, twin.clone());
+        }
+        Ok(twin)
+    }
+
+    /// `llms.txt` of the site.
+    pub(super) fn llms_txt(&self) -> String {
+        let pages: Vec<agents::PageLink<'_>> = self
+            .pages
+            .iter()
+            .map(|p| agents::PageLink {
+                path: &p.path,
+                title: &p.title,
+            })
+            .collect();
+        agents::llms_txt(
+            &self.dir.title(),
+            self.dir.config.book.description.as_deref(),
+            &self.catalog.overview,
+            &pages,
+        )
+    }
+
+    /// Writes `llms-full.txt`: every page's twin, in reading order, each
+    /// from `twin` (given its path in the site).
+    pub(super) fn write_llms_full(
+        &self,
+        out: &mut dyn std::io::Write,
+        twin: &dyn Fn(&Path) -> Result<Arc<Vec<u8>>>,
+    ) -> Result<()> {
+        let mut twins = self.pages.iter().map(|p| {
+            let path = agents::twin_path(&p.path);
+            let bytes = twin(&path)?;
+            Ok((path, bytes))
+        });
+        agents::write_llms_full(out, &self.dir.title(), &mut twins)
     }
 
     /// `404.html`, and the page of all chapters when sidebars are shortened.
@@ -234,6 +322,8 @@ impl Site {
                 ALL_CHAPTERS,
                 SEARCH_INDEX,
                 crate::manifest::MANIFEST,
+                agents::LLMS_TXT,
+                agents::LLMS_FULL_TXT,
             ]
             .map(PathBuf::from),
         );
@@ -319,14 +409,22 @@ pub(super) fn build_spilling(
     let file = std::fs::File::create(&manifest_path)
         .with_context(|| format!("cannot write {}", manifest_path.display()))?;
     let mut manifest = crate::manifest::ManifestWriter::new(std::io::BufWriter::new(file))?;
+    // Where each set's entry is, so pages read their Copy all texts back.
+    let mut spans = agents::SpanIndex::default();
     let mut site = Site::expand_spilling(
         dir,
         &mut None,
         Residency::OnDemand,
         spill_budget,
-        &mut |sets| sets.iter().try_for_each(|e| manifest.push(e)),
+        &mut |sets| {
+            for e in sets.iter() {
+                spans.add(e, manifest.push(e)?);
+            }
+            Ok(())
+        },
     )?;
     let (_, command_sets) = manifest.finish()?;
+    let texts = agents::FileTexts::open(&manifest_path, spans)?;
     let manifest_len = std::fs::metadata(&manifest_path)
         .with_context(|| format!("cannot read {}", manifest_path.display()))?
         .len();
@@ -337,7 +435,19 @@ pub(super) fn build_spilling(
         inspect,
         problems: Mutex::new(Vec::new()),
     };
-    site.render_into(markdown, &theme, None, opts, &inspected)?;
+    site.render_into(markdown, &theme, None, opts, &inspected, Some(&texts))?;
+    // The twins are in the staging directory now: read back one by one.
+    let full_path = stage.path().join(agents::LLMS_FULL_TXT);
+    let full = std::fs::File::create(&full_path)
+        .with_context(|| format!("cannot write {}", full_path.display()))?;
+    let mut full = std::io::BufWriter::new(full);
+    site.write_llms_full(&mut full, &|twin| {
+        let p = stage.path().join(twin);
+        let bytes = std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
+        Ok(Arc::new(bytes))
+    })?;
+    full.flush()?;
+    stage.count_file(std::fs::metadata(&full_path)?.len());
     let problems = inspected.problems.into_inner().expect("problems lock");
     let (files, bytes) = if problems.is_empty() {
         stage.commit()?
@@ -358,41 +468,51 @@ pub(super) fn build_spilling(
 
 /// Renders the book in `dir` page by page, as [`build`] does but without
 /// writing anything, and checks its internal links and anchors as pages go
-/// by (`check`; `skip` as for [`links::check`]): memory holds what a build
-/// holds, plus the site's ids and links.
+/// by (`check`; `skip` as for [`links::check`]), sending each chapter's
+/// command sets to `sets`: memory holds what a build holds, plus the site's
+/// ids and links.
 pub(crate) fn check_links(
     dir: BookDir,
     lib: &mut Option<crate::preprocessor::Library>,
     skip: &[&str],
+    sets: &mut EntrySink<'_>,
 ) -> Result<links::LinkCheck> {
-    let mut site = Site::expand_spilling(
-        dir,
-        lib,
-        Residency::OnDemand,
-        spill::HELD_IN_MEMORY,
-        &mut |_| Ok(()),
-    )?;
+    let mut site =
+        Site::expand_spilling(dir, lib, Residency::OnDemand, spill::HELD_IN_MEMORY, sets)?;
     let theme = Theme::load(&site.dir.root, &site.dir.bounds)?;
     let collector = links::LinkCollector::new(skip);
     let markdown = site.take_markdown();
-    site.render_into(markdown, &theme, None, &BuildOptions::default(), &collector)?;
+    site.render_into(
+        markdown,
+        &theme,
+        None,
+        &BuildOptions::default(),
+        &collector,
+        None,
+    )?;
     // The build writes the manifest too; it has no links.
     collector.name_file(Path::new(crate::manifest::MANIFEST));
     Ok(collector.finish())
 }
 
-/// The manifest of the book in `root`: its chapters expanded, nothing rendered.
-pub(crate) fn book_manifest(root: &Path) -> Result<crate::manifest::Manifest> {
-    let mut entries = Vec::new();
-    Site::expand_with(
-        BookDir::open(root)?,
-        &mut None,
-        Residency::OnDemand,
-        &mut |sets| {
-            entries.extend(sets.iter().cloned());
-            Ok(())
-        },
+/// The manifest of the book in `root`: its chapters expanded, nothing
+/// rendered. Every data file is decoded first and shown to `page`.
+pub(crate) fn book_manifest(
+    root: &Path,
+    page: &mut dyn FnMut(&crate::decode::DecodedPage),
+) -> Result<crate::manifest::Manifest> {
+    let dir = BookDir::open(root)?;
+    let lib = crate::preprocessor::Library::open_visiting(
+        root,
+        &dir.agentx.data_dir,
+        dir.bounds.clone(),
+        &mut |_, decoded| page(decoded),
     )?;
+    let mut entries = Vec::new();
+    Site::expand_with(dir, &mut Some(lib), Residency::OnDemand, &mut |sets| {
+        entries.extend(sets.iter().cloned());
+        Ok(())
+    })?;
     Ok(crate::manifest::Manifest::new(entries))
 }
 
@@ -427,6 +547,8 @@ struct PageRun<'a> {
     out: &'a dyn FileSink,
     /// Whether the first chapter is also written as `index.html`.
     front_is_first: bool,
+    /// Where the twins' Copy all texts come from; without, no agent files.
+    texts: Option<&'a dyn agents::CopyAllTexts>,
     counts: RenderCounts,
 }
 

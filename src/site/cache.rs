@@ -22,6 +22,8 @@ use crate::preprocessor::DeploymentSummary;
 pub(crate) struct RenderCache {
     pub(super) bodies: HashMap<u64, Arc<RenderedMarkdown>>,
     pub(super) pages: HashMap<u64, Arc<Vec<u8>>>,
+    /// Markdown twins of pages, by their body's key.
+    pub(super) twins: HashMap<u64, Arc<Vec<u8>>>,
     /// The manifest's entries as JSON, by chapter.
     pub(super) manifest: crate::manifest::ManifestCache,
     /// The last search index, with what it was made from.
@@ -39,6 +41,7 @@ impl RenderCache {
     pub(crate) fn clear(&mut self) {
         self.bodies.clear();
         self.pages.clear();
+        self.twins.clear();
         self.manifest.clear();
         self.search = None;
     }
@@ -189,6 +192,7 @@ impl RenderCache {
         let bodies: HashSet<u64> = keys.bodies.iter().copied().collect();
         let pages: HashSet<u64> = keys.pages.iter().copied().collect();
         self.bodies.retain(|k, _| bodies.contains(k));
+        self.twins.retain(|k, _| bodies.contains(k));
         self.pages.retain(|k, _| pages.contains(k));
     }
 }

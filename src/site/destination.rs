@@ -11,7 +11,7 @@
 //! - already exists and this tool did not make it. A directory counts as
 //!   made here when it is the publish symlink to one of its own generations
 //!   ([`super::publish`]), empty, or holds a site's manifest
-//!   (`agentx-manifest.json`, written by every version) or portable
+//!   (`launches.json`, or `agentx-manifest.json` of earlier versions) or portable
 //!   Markdown's [`MARKDOWN_MARKER`]; the single file when its text ends
 //!   with [`SINGLE_FILE_MARKER`].
 //!
@@ -293,9 +293,15 @@ fn check_existing_dir(real: &Path, named: &str) -> Result<()> {
     let mut entries = std::fs::read_dir(real)
         .map_err(|e| anyhow::anyhow!("cannot list {}: {e}", shown_path(real).display()))?;
     let empty = entries.next().is_none();
-    let marked = [crate::manifest::MANIFEST, MARKDOWN_MARKER]
-        .iter()
-        .any(|m| std::fs::symlink_metadata(real.join(m)).is_ok_and(|m| m.is_file()));
+    // A site of this tool holds its manifest (`agentx-manifest.json` when
+    // an earlier version built it).
+    let marked = [
+        crate::manifest::MANIFEST,
+        crate::manifest::LEGACY_MANIFEST,
+        MARKDOWN_MARKER,
+    ]
+    .iter()
+    .any(|m| std::fs::symlink_metadata(real.join(m)).is_ok_and(|m| m.is_file()));
     if empty || marked {
         return Ok(());
     }

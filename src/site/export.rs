@@ -98,7 +98,7 @@ pub fn single_file(root: &Path) -> Result<String> {
         .iter()
         .map(|p| (p.path.clone(), chapter_prefix(&p.path)))
         .collect();
-    let (content, index) = sections(&site, &prefixes);
+    let (content, index) = sections(&site, &prefixes)?;
     let sidebar: Vec<SidebarItem> = site
         .sidebar
         .iter()
@@ -136,8 +136,9 @@ pub fn single_file(root: &Path) -> Result<String> {
 }
 
 /// Every chapter as a `<section>` (the landing overview after the first
-/// one's title), and what the search index needs of each.
-fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<SearchPage>) {
+/// one's title), and what the search index needs of each; refused past
+/// `max-site-mib`.
+fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> Result<(String, Vec<SearchPage>)> {
     let mode = LinkMode::SingleFile {
         prefixes: prefixes.clone(),
     };
@@ -158,6 +159,11 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<Se
         content.push_str(&format!(
             "<section class=\"book-chapter\" id=\"{prefix}\">\n{body}</section>\n"
         ));
+        let max = site.dir.agentx.max_site_bytes();
+        if content.len() as u64 > max {
+            let at = format!("the single file, at {}", page.path.display());
+            return Err(crate::preprocessor::over_max_site(&at, max));
+        }
         // Ids carry their chapter's prefix, so headings link as `#id`.
         index.push(SearchPage {
             source: page.path.clone(),
@@ -168,7 +174,7 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> (String, Vec<Se
             headings: r.headings,
         });
     }
-    (content, index)
+    Ok((content, index))
 }
 
 /// The stylesheets, the scripts, the search index (as inline JSON, parsed

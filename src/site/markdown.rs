@@ -8,11 +8,12 @@
 //! WCAG 2.1 AA asked of the pages; when the AgentX assets (issue 13) take
 //! over the set features, they must keep all three.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Tag, TagEnd, html};
 
+use super::heading_ids::UniqueIds;
 use super::highlight::{escape_html, highlight};
 use crate::util::escape::html_into;
 use crate::util::fs::normalize;
@@ -76,7 +77,7 @@ pub(crate) fn render(
             LinkMode::Pages => None,
             LinkMode::SingleFile { prefixes } => prefixes.get(chapter).cloned(),
         },
-        used_ids: HashSet::new(),
+        ids: UniqueIds::default(),
         headings: Vec::new(),
         names: CopyNames::default(),
     };
@@ -143,7 +144,7 @@ struct ChapterRender<'a> {
     mode: &'a LinkMode,
     /// The chapter's id prefix in the single file.
     prefix: Option<String>,
-    used_ids: HashSet<String>,
+    ids: UniqueIds,
     headings: Vec<Heading>,
     names: CopyNames,
 }
@@ -243,7 +244,7 @@ impl ChapterRender<'_> {
             .id
             .map(str::to_string)
             .unwrap_or_else(|| normalize_id(&text));
-        let id = unique_id(&base, &mut self.used_ids);
+        let id = self.ids.unique(&base);
         let has = |class: &str| tag.classes.iter().any(|c| c.as_ref() == class);
         let kind = if has(SET_CLASS) {
             HeadingKind::Set
@@ -397,21 +398,6 @@ pub(crate) fn normalize_id(text: &str) -> String {
             }
         })
         .collect()
-}
-
-pub(crate) fn unique_id(base: &str, used: &mut HashSet<String>) -> String {
-    let base = if base.is_empty() { "section" } else { base };
-    if used.insert(base.to_string()) {
-        return base.to_string();
-    }
-    let mut n = 1;
-    loop {
-        let candidate = format!("{base}-{n}");
-        if used.insert(candidate.clone()) {
-            return candidate;
-        }
-        n += 1;
-    }
 }
 
 fn is_external(url: &str) -> bool {

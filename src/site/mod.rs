@@ -11,16 +11,20 @@
 //! May use: `preprocessor`, `render` (its class names), `manifest`, `decode`,
 //! `data`, `util`.
 
+mod agents;
 pub(crate) mod book;
 mod build;
 mod cache;
+mod capped;
 pub(crate) mod destination;
 pub(crate) mod engine;
 pub(crate) mod export;
+mod heading_ids;
 pub(crate) mod highlight;
 mod layout;
 pub(crate) mod links;
 pub(crate) mod markdown;
+pub(crate) mod mdbook_agents;
 mod output;
 mod overview;
 mod portable;

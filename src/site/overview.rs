@@ -12,11 +12,14 @@ use crate::preprocessor::DeploymentSummary;
 /// One deployment, as the overview counts it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct OverviewRow {
-    model: String,
-    model_chapter: PathBuf,
+    pub(super) model: String,
+    pub(super) model_chapter: PathBuf,
     section_anchor: String,
     hw_label: String,
-    sets: usize,
+    /// The deployment's chapter and its title (for `llms.txt`).
+    pub(super) chapter: PathBuf,
+    pub(super) title: String,
+    pub(super) sets: usize,
     verified: usize,
     in_progress: usize,
     derived: usize,
@@ -35,6 +38,8 @@ impl OverviewRow {
             model_chapter: d.model_chapter.clone(),
             section_anchor: d.section_anchor.clone(),
             hw_label: d.hw_label.clone(),
+            chapter: d.chapter.clone(),
+            title: d.title.clone(),
             sets: d.sets.len(),
             verified: count(&["verified", "verified-pr"]),
             in_progress: count(&["in-progress"]),
@@ -174,6 +179,8 @@ mod tests {
             model_chapter: PathBuf::from(format!("models/{model}.md")),
             section_anchor: "agentic-long-context-deployment".into(),
             hw_label: hw.into(),
+            chapter: PathBuf::from(format!("models/{model}/{hw}.md")),
+            title: hw.into(),
             sets: statuses.iter().sum(),
             verified: statuses[0],
             in_progress: statuses[1],

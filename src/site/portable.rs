@@ -11,7 +11,6 @@
 //! a marker file (`.agentx-markdown`) that tells a later run the directory
 //! is its own.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -22,7 +21,8 @@ use pulldown_cmark::{Event, Tag, TagEnd};
 
 use super::book::BookDir;
 use super::destination::MARKDOWN_MARKER;
-use super::markdown::{normalize_id, unique_id};
+use super::heading_ids::UniqueIds;
+use super::markdown::normalize_id;
 use super::{SiteFile, write_atomically};
 use crate::preprocessor::{BookSettings, Residency, expand_book};
 use crate::util::markdown::MarkdownConfig;
@@ -136,7 +136,15 @@ fn chapters_of(
 /// attribute block removed; everything else byte for byte.
 pub(crate) fn portable_chapter(md: &str, markdown: MarkdownConfig) -> String {
     let events: Vec<(Event<'_>, Range<usize>)> = markdown.parser(md).into_offset_iter().collect();
-    let mut used = HashSet::new();
+    apply_edits(md, heading_edits(md, &events))
+}
+
+/// The edits [`portable_chapter`] makes, in text order, from `md`'s events.
+pub(super) fn heading_edits(
+    md: &str,
+    events: &[(Event<'_>, Range<usize>)],
+) -> Vec<(Range<usize>, String)> {
+    let mut ids = UniqueIds::default();
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut i = 0;
     while i < events.len() {
@@ -159,7 +167,7 @@ pub(crate) fn portable_chapter(md: &str, markdown: MarkdownConfig) -> String {
         let base = id
             .as_deref()
             .map_or_else(|| normalize_id(&text), str::to_string);
-        let anchor = unique_id(&base, &mut used);
+        let anchor = ids.unique(&base);
         let at = inner.first().map_or(range.start, |(_, r)| r.start);
         let html = crate::util::escape::html(&anchor);
         edits.push((at..at, format!("<a id=\"{html}\"></a>")));
@@ -169,6 +177,11 @@ pub(crate) fn portable_chapter(md: &str, markdown: MarkdownConfig) -> String {
         }
         i = end + 1;
     }
+    edits
+}
+
+/// `md` with `edits` (ranges of `md`, in text order, not overlapping) made.
+pub(super) fn apply_edits(md: &str, edits: Vec<(Range<usize>, String)>) -> String {
     let mut out = md.to_string();
     for (r, text) in edits.into_iter().rev() {
         out.replace_range(r, &text);

@@ -229,12 +229,12 @@ fn large_books_get_short_sidebars_and_a_page_of_all_chapters() {
 #[test]
 fn source_files_never_replace_generated_files_in_memory_either() {
     let book = support::mini_book("static-clash-memory");
-    std::fs::write(book.join("src/agentx-manifest.json"), "{\"stale\": true}").unwrap();
+    std::fs::write(book.join("src/launches.json"), "{\"stale\": true}").unwrap();
     let files = assert_streamed_build_matches_memory(&book, "static-clash-memory-out");
     let manifests: Vec<_> = files
         .iter()
-        .filter(|f| f.path == Path::new("agentx-manifest.json"))
+        .filter(|f| f.path == Path::new("launches.json"))
         .collect();
     assert_eq!(manifests.len(), 1);
-    assert!(String::from_utf8_lossy(&manifests[0].bytes).contains("\"command_sets\""));
+    assert!(String::from_utf8_lossy(&manifests[0].bytes).contains("\"launches\""));
 }

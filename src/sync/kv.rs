@@ -229,7 +229,7 @@ fn registry_has(path: &Path, flag: &str) -> Result<bool, String> {
         #[serde(default)]
         aliases: Vec<String>,
     }
-    let text = std::fs::read_to_string(path)
+    let text = super::capped::read_to_string(path)
         .map_err(|e| format!("flag registry {}: {e}", path.display()))?;
     let json = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let reg: Registry =

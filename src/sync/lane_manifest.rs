@@ -165,7 +165,7 @@ impl LaneManifest {
 
 /// Reads and checks a manifest file.
 pub(super) fn load(path: &Path) -> Result<LaneManifest, Vec<String>> {
-    let text = std::fs::read_to_string(path)
+    let text = super::capped::read_to_string(path)
         .map_err(|e| vec![format!("cannot read {}: {e}", path.display())])?;
     parse(&text, path)
 }

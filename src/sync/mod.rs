@@ -16,6 +16,7 @@
 //! mirrors), `manifest` (the comparison with `--previous`), `util`.
 
 mod bash;
+mod capped;
 mod cells;
 mod changes;
 mod doors;

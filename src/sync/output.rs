@@ -102,7 +102,7 @@ fn check_no_twins(out: &Path, pages: &[PageOut]) -> Result<(), String> {
     }
     let files = crate::data::data_files_in(out).map_err(|e| format!("{e:#}"))?;
     for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else {
+        let Ok(text) = super::capped::read_to_string(&f) else {
             continue;
         };
         let Ok(page) = crate::data::page_name(&text, &f) else {

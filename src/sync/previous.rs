@@ -55,7 +55,7 @@ pub(super) fn load(dir: &Path) -> Result<BTreeMap<String, PreviousPage>, Vec<Str
 }
 
 fn load_one(path: &Path) -> Result<PreviousPage, String> {
-    let text = std::fs::read_to_string(path)
+    let text = super::capped::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let loaded = data::parse_str(&text, path).map_err(|e| format!("{e:#}"))?;
     let json = data::json_text(&text).map_err(|e| format!("{}: {e:#}", path.display()))?;

@@ -1,6 +1,7 @@
 //! Where InferenceX files come from: a git directory (read with `git show
 //! <commit>:<path>`) or a snapshot folder `SRC/<commit or unique prefix>/<path>`.
-//! One trait hides which. Uses `util::fs` to read a snapshot's files.
+//! One trait hides which. Uses `util::fs` to read a snapshot's files, and the size
+//! bound of [`super::capped`] for git blobs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,6 +114,22 @@ impl Source for GitSource {
         if String::from_utf8_lossy(&kind.stdout).trim() != "blob" {
             return Ok(None);
         }
+        // The size first: `git show` would hold all of it in memory.
+        let size = self
+            .git()
+            .args(["cat-file", "-s", "--end-of-options", &spec])
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        let size: u64 = String::from_utf8_lossy(&size.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(u64::MAX);
+        if size > super::capped::MAX_FILE_BYTES {
+            return Err(format!(
+                "{path} at {resolved}: {}",
+                super::capped::too_large()
+            ));
+        }
         let out = self
             .git()
             .args(["show", "--end-of-options", &spec])
@@ -219,10 +236,16 @@ impl Source for SnapshotSource {
                 Ok(_) => {}
             }
         }
-        let max = crate::util::fs::DEFAULT_MAX_FILE_MIB << 20;
-        crate::util::fs::read_regular_to_string(&p, max)
+        crate::util::fs::read_regular_to_string(&p, super::capped::MAX_FILE_BYTES)
             .map(Some)
-            .map_err(|e| format!("{e:#}"))
+            .map_err(|e| match e.downcast_ref::<crate::util::fs::Refusal>() {
+                // Sync reads no book.toml: its bound is fixed, so say that
+                // rather than the build's "raise max-file-mib".
+                Some(crate::util::fs::Refusal::TooLarge { .. }) => {
+                    format!("{}: {}", p.display(), super::capped::too_large())
+                }
+                _ => format!("{e:#}"),
+            })
     }
 
     fn describe(&self) -> String {

@@ -138,6 +138,13 @@ pub(super) fn python_float(f: f64) -> String {
     }
 }
 
+/// The most nodes a document's aliases may copy, all aliases together.
+/// PyYAML shares an aliased node; this tree copies it, so nine lines of
+/// aliases to aliases (a "billion laughs") would copy 9⁹ nodes, and took
+/// over 6 GB before this bound. Real master configs and recipes copy a few
+/// hundred (`<<: *dep` merges of a dozen keys).
+pub(super) const MAX_ALIAS_NODES: usize = 100_000;
+
 /// Parses one YAML document. Errors name the line.
 pub(super) fn parse(text: &str) -> Result<Node, String> {
     text::printable(text)?;
@@ -157,21 +164,44 @@ enum Frame {
         items: Vec<Node>,
         line: usize,
         anchor: usize,
+        /// Nodes in the sequence so far, itself included.
+        nodes: usize,
     },
     Map {
-        entries: Vec<(String, Node)>,
+        /// Entries in order; `None` where the mapping's own key replaced
+        /// one that came in through `<<`.
+        entries: Vec<Option<(String, Node)>>,
+        /// Where each key is in `entries`, and whether it came through `<<`:
+        /// so a key is checked once, not against every key before it
+        /// (100,000 keys took 20 s).
+        index: HashMap<String, (usize, bool)>,
         key: Option<(String, bool, usize)>,
-        /// Keys that came in through `<<`; the mapping's own keys replace them.
-        merged: Vec<String>,
         line: usize,
         anchor: usize,
+        /// Nodes in the mapping so far, itself included.
+        nodes: usize,
     },
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Mapping-key lookups on this thread: what the test of the bound counts.
+    static KEY_LOOKUPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one lookup of a key among a mapping's keys (in tests only).
+fn key_looked_up() {
+    #[cfg(test)]
+    KEY_LOOKUPS.with(|n| n.set(n.get() + 1));
 }
 
 #[derive(Default)]
 struct Builder {
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Node>,
+    /// Anchored nodes, with how many nodes each holds.
+    anchors: HashMap<usize, (Node, usize)>,
+    /// Nodes copied by aliases so far (see [`MAX_ALIAS_NODES`]).
+    copied: usize,
     root: Option<Node>,
     error: Option<String>,
 }
@@ -197,19 +227,20 @@ impl Builder {
                     return self.set_key(text, plain_key, line);
                 }
                 let node = Node::new(resolve_scalar(&text, style, tag.as_ref(), line)?, line);
-                self.remember(anchor, &node);
-                self.push_value(node)
+                self.remember(anchor, &node, 1, line)?;
+                self.push_value(node, 1)
             }
             Event::Alias(id) => {
-                let node = self
+                let (node, nodes) = self
                     .anchors
                     .get(&id)
-                    .cloned()
                     .ok_or_else(|| format!("line {line}: alias to an unknown anchor"))?;
                 if self.expects_key() {
                     return Err(format!("line {line}: an alias cannot be a mapping key"));
                 }
-                self.push_value(node)
+                let (node, nodes) = (node.clone(), *nodes);
+                self.copy(nodes, line)?;
+                self.push_value(node, nodes)
             }
             Event::SequenceStart(anchor, tag) => {
                 self.check_container(tag.as_ref(), "seq", line)?;
@@ -217,6 +248,7 @@ impl Builder {
                     items: Vec::new(),
                     line,
                     anchor,
+                    nodes: 1,
                 });
                 Ok(())
             }
@@ -224,10 +256,11 @@ impl Builder {
                 self.check_container(tag.as_ref(), "map", line)?;
                 self.stack.push(Frame::Map {
                     entries: Vec::new(),
+                    index: HashMap::new(),
                     key: None,
-                    merged: Vec::new(),
                     line,
                     anchor,
+                    nodes: 1,
                 });
                 Ok(())
             }
@@ -257,18 +290,22 @@ impl Builder {
     fn set_key(&mut self, text: String, plain: bool, line: usize) -> Result<(), String> {
         if let Some(Frame::Map {
             entries,
+            index,
             key,
-            merged,
             ..
         }) = self.stack.last_mut()
         {
             let is_merge = plain && text == "<<";
             if !is_merge {
-                if let Some(i) = merged.iter().position(|m| *m == text) {
-                    merged.remove(i);
-                    entries.retain(|(k, _)| *k != text);
-                } else if entries.iter().any(|(k, _)| *k == text) {
-                    return Err(format!("line {line}: duplicate key `{text}`"));
+                key_looked_up();
+                match index.get(&text) {
+                    // The mapping's own key replaces one merged in.
+                    Some(&(at, true)) => {
+                        entries[at] = None;
+                        index.remove(&text);
+                    }
+                    Some(_) => return Err(format!("line {line}: duplicate key `{text}`")),
+                    None => {}
                 }
             }
             *key = Some((text, is_merge, line));
@@ -276,52 +313,88 @@ impl Builder {
         Ok(())
     }
 
-    fn remember(&mut self, anchor: usize, node: &Node) {
+    /// Keeps a copy of `node` (of `nodes` nodes, from `line`) under its
+    /// anchor, if it has one.
+    fn remember(
+        &mut self,
+        anchor: usize,
+        node: &Node,
+        nodes: usize,
+        line: usize,
+    ) -> Result<(), String> {
         if anchor > 0 {
-            self.anchors.insert(anchor, node.clone());
+            self.copy(nodes, line)?;
+            self.anchors.insert(anchor, (node.clone(), nodes));
         }
+        Ok(())
+    }
+
+    /// Counts `nodes` more nodes copied for an anchor or an alias at `line`,
+    /// before they are: past [`MAX_ALIAS_NODES`], the refusal.
+    fn copy(&mut self, nodes: usize, line: usize) -> Result<(), String> {
+        self.copied = self.copied.saturating_add(nodes);
+        if self.copied > MAX_ALIAS_NODES {
+            return Err(format!(
+                "line {line}: the document's anchors and aliases copy more than \
+                 {MAX_ALIAS_NODES} nodes (mdbook-agentx's bound on YAML aliases, which an alias \
+                 to aliases multiplies); write the values out or use fewer aliases"
+            ));
+        }
+        Ok(())
     }
 
     fn close(&mut self) -> Result<(), String> {
-        let (node, anchor) = match self.stack.pop() {
+        let (node, anchor, nodes) = match self.stack.pop() {
             Some(Frame::Seq {
                 items,
                 line,
                 anchor,
-            }) => (Node::new(Value::Seq(items), line), anchor),
+                nodes,
+            }) => (Node::new(Value::Seq(items), line), anchor, nodes),
             Some(Frame::Map {
                 entries,
                 line,
                 anchor,
+                nodes,
                 ..
-            }) => (Node::new(Value::Map(entries), line), anchor),
+            }) => {
+                let entries = entries.into_iter().flatten().collect();
+                (Node::new(Value::Map(entries), line), anchor, nodes)
+            }
             None => return Ok(()),
         };
-        self.remember(anchor, &node);
-        self.push_value(node)
+        self.remember(anchor, &node, nodes, node.line)?;
+        self.push_value(node, nodes)
     }
 
-    fn push_value(&mut self, node: Node) -> Result<(), String> {
+    /// Adds `node`, of `nodes` nodes, to what is being built.
+    fn push_value(&mut self, node: Node, nodes: usize) -> Result<(), String> {
         match self.stack.last_mut() {
             None => {
                 self.root = Some(node);
                 Ok(())
             }
-            Some(Frame::Seq { items, .. }) => {
+            Some(Frame::Seq {
+                items, nodes: n, ..
+            }) => {
+                *n = n.saturating_add(nodes);
                 items.push(node);
                 Ok(())
             }
             Some(Frame::Map {
                 entries,
+                index,
                 key,
-                merged,
+                nodes: n,
                 ..
             }) => {
+                *n = n.saturating_add(nodes);
                 let (k, is_merge, line) = key.take().unwrap_or_default();
                 if is_merge {
-                    merge_into(entries, merged, node, line)
+                    merge_into(entries, index, node, line)
                 } else {
-                    entries.push((k, node));
+                    index.insert(k.clone(), (entries.len(), false));
+                    entries.push(Some((k, node)));
                     Ok(())
                 }
             }
@@ -331,8 +404,8 @@ impl Builder {
 
 /// `<<: *anchor` (or a list of them): keys not already present are added, as PyYAML does.
 fn merge_into(
-    entries: &mut Vec<(String, Node)>,
-    merged: &mut Vec<String>,
+    entries: &mut Vec<Option<(String, Node)>>,
+    index: &mut HashMap<String, (usize, bool)>,
     node: Node,
     line: usize,
 ) -> Result<(), String> {
@@ -352,9 +425,10 @@ fn merge_into(
             ));
         };
         for (k, v) in src_entries {
-            if !entries.iter().any(|(ek, _)| *ek == k) {
-                merged.push(k.clone());
-                entries.push((k, v));
+            key_looked_up();
+            if !index.contains_key(&k) {
+                index.insert(k.clone(), (entries.len(), true));
+                entries.push(Some((k, v)));
             }
         }
     }
@@ -499,90 +573,4 @@ fn resolve_float(text: &str) -> Option<f64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn scalar(text: &str) -> Value {
-        parse(&format!("k: {text}\n"))
-            .unwrap()
-            .get("k")
-            .unwrap()
-            .value
-            .clone()
-    }
-
-    #[test]
-    fn yaml_1_1_scalars_resolve_as_pyyaml_does() {
-        let cases: &[(&str, Value)] = &[
-            ("on", Value::Bool(true)),
-            ("No", Value::Bool(false)),
-            ("'on'", Value::Str("on".into())),
-            ("~", Value::Null),
-            ("", Value::Null),
-            ("None", Value::Str("None".into())),
-            ("0.80", Value::Float(0.8)),
-            ("1.5e5", Value::Str("1.5e5".into())),
-            ("1.5e+5", Value::Float(150000.0)),
-            ("1_000", Value::Int(1000)),
-            ("010", Value::Int(8)),
-            ("0x1f", Value::Int(31)),
-            ("-3", Value::Int(-3)),
-            ("'3'", Value::Str("3".into())),
-            ("1.", Value::Float(1.0)),
-            (".5", Value::Float(0.5)),
-            ("mlx5_0", Value::Str("mlx5_0".into())),
-            ("ib,cuda_copy", Value::Str("ib,cuda_copy".into())),
-            ("'{\"a\": true}'", Value::Str("{\"a\": true}".into())),
-        ];
-        for (text, want) in cases {
-            assert_eq!(&scalar(text), want, "{text}");
-        }
-        assert!(parse("k: 1:20\n").unwrap_err().contains("base-60"));
-    }
-
-    #[test]
-    fn python_str_matches_python() {
-        let cases = [
-            (0.8, "0.8"),
-            (1.0, "1.0"),
-            (0.0001, "0.0001"),
-            (0.00001, "1e-05"),
-            (1e16, "1e+16"),
-            (1.5e16, "1.5e+16"),
-            (123.456, "123.456"),
-        ];
-        for (f, want) in cases {
-            assert_eq!(python_float(f), want, "{f}");
-        }
-        assert_eq!(
-            Node::new(Value::Bool(true), 1).python_str().unwrap(),
-            "True"
-        );
-    }
-
-    #[test]
-    fn lines_order_anchors_and_merge_keys() {
-        let doc = parse("# c\nbase: &b\n  x: 1\n  y: 2\nother:\n  <<: *b\n  y: 3\nlist: [a, b]\n")
-            .unwrap();
-        assert_eq!(doc.get("base").unwrap().line, 3);
-        let other = doc.get("other").unwrap().as_map().unwrap();
-        let keys: Vec<&str> = other.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, ["x", "y"]);
-        // The mapping's own key wins over the merged one, as in PyYAML.
-        assert_eq!(
-            doc.get("other").unwrap().get("y").unwrap().as_int(),
-            Some(3)
-        );
-        assert_eq!(doc.get("list").unwrap().as_seq().unwrap().len(), 2);
-    }
-
-    #[test]
-    fn errors_name_the_line() {
-        let e = parse("a: 1\na: 2\n").unwrap_err();
-        assert!(e.starts_with("line 2: duplicate key `a`"), "{e}");
-        let e = parse("a: [1, 2\n").unwrap_err();
-        assert!(e.starts_with("line "), "{e}");
-        let e = parse("a: !custom x\n").unwrap_err();
-        assert!(e.contains("unsupported tag"), "{e}");
-    }
-}
+mod tests;

@@ -18,6 +18,39 @@ pub(crate) fn slug(s: &str) -> String {
     out
 }
 
+/// What [`url_path`] percent-encodes in a path segment: controls, space and
+/// everything that would end it or change its meaning (non-ASCII is always
+/// encoded).
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// A relative file path as a URL path: `/` between its parts, each part
+/// percent-encoded, so `models/a b.html` is `models/a%20b.html`.
+pub(crate) fn url_path(path: &std::path::Path) -> String {
+    let parts: Vec<String> = path
+        .components()
+        .map(|c| {
+            percent_encoding::utf8_percent_encode(&c.as_os_str().to_string_lossy(), SEGMENT)
+                .to_string()
+        })
+        .collect();
+    parts.join("/")
+}
+
 /// The known name closest to `name` by edit distance, if it is close enough to be a typo.
 pub(crate) fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     let lower = name.to_lowercase();
@@ -41,6 +74,20 @@ mod tests {
         );
         assert_eq!(slug("a#1@c16"), "a-1-c16");
         assert_eq!(slug("--X__y--"), "x-y");
+    }
+
+    #[test]
+    fn url_paths() {
+        use std::path::Path;
+        let cases = [
+            ("models/x/a-1.html", "models/x/a-1.html"),
+            ("a b/c#d?.html", "a%20b/c%23d%3F.html"),
+            ("ünï/100%.html", "%C3%BCn%C3%AF/100%25.html"),
+            ("a.b-c_d~e(f)!.html", "a.b-c_d~e(f)!.html"),
+        ];
+        for (path, url) in cases {
+            assert_eq!(url_path(Path::new(path)), url, "{path}");
+        }
     }
 
     #[test]

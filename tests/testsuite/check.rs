@@ -60,18 +60,47 @@ fn fixture_failures_are_located() {
             "Bad-Flags · bad-fp8-h200-sglang-agentic#1: tier `mooncake` is offered, but image example/sglang:old (sglang.launch_server fixture-old) has no --enable-unified-cache-external-linker, --unified-cache-external-linker-backend; list `mooncake` under kv.unavailable with the reason"
         ]
     );
-    let tally: Vec<(String, usize, usize)> = report
+    // Distinct argument lists, counted by hand from bad.json: cell #1's
+    // worker without and with the Mooncake flags is two.
+    let tally: Vec<(String, usize, usize, usize)> = report
         .images
         .iter()
-        .map(|t| (t.image.clone(), t.parsed, t.lines))
+        .map(|t| (t.image.clone(), t.parsed, t.lines, t.distinct))
         .collect();
     assert_eq!(
         tally,
         [
-            ("example/sglang:new".to_string(), 0, 1),
-            ("example/sglang:new".to_string(), 1, 1),
-            ("example/sglang:old".to_string(), 1, 2),
+            ("example/sglang:new".to_string(), 0, 1, 1),
+            ("example/sglang:new".to_string(), 1, 1, 1),
+            ("example/sglang:old".to_string(), 1, 2, 2),
         ]
+    );
+    // The Mooncake tier's three KV flags (kvMooncake.args), two unknown to
+    // the old registry.
+    let kv: Vec<(&str, &str, usize, Vec<&str>)> = report
+        .kv
+        .iter()
+        .map(|k| {
+            let missing = k.missing.iter().map(String::as_str).collect();
+            (
+                k.image.as_str(),
+                k.entrypoint.as_str(),
+                k.flags.len(),
+                missing,
+            )
+        })
+        .collect();
+    assert_eq!(
+        kv,
+        [(
+            "example/sglang:old",
+            "sglang.launch_server",
+            3,
+            vec![
+                "--enable-unified-cache-external-linker",
+                "--unified-cache-external-linker-backend"
+            ]
+        )]
     );
 }
 

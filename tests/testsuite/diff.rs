@@ -121,14 +121,7 @@ fn cli_over_built_sites_and_git_refs() {
     run(&["build", "-d", "../new", "--allow-dest-outside"]);
     let want = "| Mini-Test | 21 | 4 | 6 | 3 |";
     assert!(run(&["diff", "../old", "../new"]).contains(want));
-    assert!(
-        run(&[
-            "diff",
-            "../old/agentx-manifest.json",
-            "../new/agentx-manifest.json"
-        ])
-        .contains(want)
-    );
+    assert!(run(&["diff", "../old/launches.json", "../new/launches.json"]).contains(want));
     // A git ref: the book as committed, built in a scratch copy.
     assert!(run(&["diff", "HEAD", "../new"]).contains(want));
     let json: serde_json::Value =
@@ -168,10 +161,11 @@ fn refs_are_never_options_nor_silently_paths(book: &Path, run: &dyn Fn(&[&str]) 
         "{err}"
     );
     assert_eq!(support::read(&victim), "keep me");
-    // `old` names a directory and, once tagged, a ref too.
+    // `old` names a directory and, once tagged, a ref too; it holds the
+    // manifest under the name builds before launches.json gave it.
     std::fs::create_dir_all(book.join("old")).unwrap();
     std::fs::copy(
-        book.join("../old/agentx-manifest.json"),
+        book.join("../old/launches.json"),
         book.join("old/agentx-manifest.json"),
     )
     .unwrap();
@@ -202,6 +196,28 @@ fn one_set_manifest(text: &str) -> String {
         }]
     })
     .to_string()
+}
+
+/// A manifest of a newer schema is refused, naming the fix.
+#[test]
+fn newer_manifest_versions_are_refused() {
+    let tmp = support::temp("diff-version");
+    std::fs::create_dir_all(&*tmp).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&one_set_manifest("x")).unwrap();
+    v["version"] = 2.into();
+    std::fs::write(tmp.join("new.json"), v.to_string()).unwrap();
+    std::fs::write(tmp.join("old.json"), one_set_manifest("x")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mdbook-agentx"))
+        .args(["diff", "old.json", "new.json"])
+        .current_dir(&*tmp)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("launches.json version 2 is newer than this mdbook-agentx reads (1); upgrade"),
+        "{err}"
+    );
 }
 
 /// The stored hash is not trusted, and a unified diff of 20,000 lines each

@@ -3,6 +3,8 @@
 //! library's public API and the built binary only; tests of internals live
 //! beside the code, in `src/`.
 
+mod agent_files;
+mod bounds;
 mod browser;
 mod browser_chrome;
 mod browser_focus;
@@ -10,6 +12,7 @@ mod browser_mdbook;
 mod browser_search;
 mod browser_selector;
 mod check;
+mod ci;
 mod cli;
 mod containment;
 mod containment_outputs;
@@ -28,6 +31,7 @@ mod preprocessor;
 mod publish;
 mod reader;
 mod real_data;
+mod report;
 mod sample_book;
 mod serve;
 mod site_build;

@@ -267,7 +267,10 @@ fn directive_text_from_data_is_not_expanded_in_generated_chapters() {
         .filter(|(_, b)| String::from_utf8_lossy(b).contains("see &lt;"))
         .count();
     assert!(shown > 0, "the reason is still shown");
-    for (path, bytes) in &files {
+    let pages = files
+        .iter()
+        .filter(|(p, _)| p.extension().is_some_and(|e| e == "html"));
+    for (path, bytes) in pages {
         let html = String::from_utf8_lossy(bytes);
         // One section per directive of mini.md, and none in deployment pages.
         let sections = html.matches("id=\"agentic-long-context-deployment").count();
@@ -284,12 +287,12 @@ fn directive_text_from_data_is_not_expanded_in_generated_chapters() {
 #[test]
 fn source_files_never_replace_generated_files() {
     let book = support::mini_book("static-clash");
-    std::fs::write(book.join("src/agentx-manifest.json"), "{\"stale\": true}").unwrap();
+    std::fs::write(book.join("src/launches.json"), "{\"stale\": true}").unwrap();
     std::fs::write(book.join("src/picture.svg"), "<svg/>").unwrap();
     let out = support::temp("static-clash-out");
     let report = build_into(&book, &out).unwrap();
-    let manifest = support::read(&out.join("agentx-manifest.json"));
-    assert!(manifest.contains("\"command_sets\""), "{manifest}");
+    let manifest = support::read(&out.join("launches.json"));
+    assert!(manifest.contains("\"launches\""), "{manifest}");
     assert_eq!(support::read(&out.join("picture.svg")), "<svg/>");
     assert_eq!(
         report.files,

@@ -284,3 +284,14 @@ pub(crate) fn string_pointers(v: &serde_json::Value, at: String, out: &mut Vec<S
         _ => {}
     }
 }
+
+/// Runs `cmd` and fails the test with its stderr unless it succeeds.
+pub(crate) fn succeed(cmd: &mut std::process::Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

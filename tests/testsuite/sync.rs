@@ -226,23 +226,15 @@ fn written_files_get_the_mode_of_any_new_file() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
-/// An empty directory, removed with everything in it when dropped.
-/// A git directory serves the same files as the snapshot folder. The test
-/// repository's work tree is the fixture snapshot itself; only `.git` is new.
-#[test]
-fn git_directory_source() {
-    if Command::new("git").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: git is not installed");
-        return;
-    }
-    let dir = scratch_dir("git");
-    let git_dir = dir.join("inferencex.git");
+/// Commits `work_tree` as the one commit of a new bare repository
+/// `git_dir`; its id.
+pub(crate) fn commit_to_bare_git(work_tree: &Path, git_dir: &Path) -> String {
     let git = |args: &[&str]| {
         let o = Command::new("git")
             .arg("--git-dir")
-            .arg(&git_dir)
+            .arg(git_dir)
             .arg("--work-tree")
-            .arg(fixture("snapshot/a1b2c3d4"))
+            .arg(work_tree)
             .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
             .args(["-c", "commit.gpgsign=false"])
             .args(args)
@@ -253,13 +245,26 @@ fn git_directory_source() {
     };
     let init = Command::new("git")
         .args(["init", "-q", "--bare"])
-        .arg(&git_dir)
+        .arg(git_dir)
         .output()
         .unwrap();
     assert!(init.status.success(), "git init: {}", stderr(&init));
     git(&["add", "-A"]);
     git(&["commit", "-qm", "fixture"]);
-    let sha = git(&["rev-parse", "HEAD"]);
+    git(&["rev-parse", "HEAD"])
+}
+
+/// A git directory serves the same files as the snapshot folder. The test
+/// repository's work tree is the fixture snapshot itself; only `.git` is new.
+#[test]
+fn git_directory_source() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: git is not installed");
+        return;
+    }
+    let dir = scratch_dir("git");
+    let git_dir = dir.join("inferencex.git");
+    let sha = commit_to_bare_git(&fixture("snapshot/a1b2c3d4"), &git_dir);
     let manifest = std::fs::read_to_string(fixture("demo-lanes.toml"))
         .unwrap()
         .replace("a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", &sha)

@@ -17,7 +17,7 @@ use serde_json::json;
 use crate::measure::{ms, time_runs};
 
 /// The `[context, book]` input of a book with one chapter of `n` directives.
-fn protocol_input(root: &Path, n: usize) -> String {
+pub(crate) fn protocol_input(root: &Path, n: usize) -> String {
     let shapes = [
         "<<agentx page=\"Mini-Test\">>",
         "<<agentx page=\"Mini-Test\" hardware=\"h200\">>",

@@ -9,11 +9,14 @@
 //!   directives through the mdBook protocol (`--directives-only`: just that);
 //!   `--incremental-only` measures only the rebuild after a data-file edit.
 //! - `deployments`: a model with N deployments (scale figures, issue 12).
+//! - `bounded-inputs`: the inputs of the "Bounded work" table (issue 25),
+//!   measured by `scripts/bounded-work.sh`.
 //! - `serve-latency`: from a data-file edit to `serve`'s reload event.
 //! - `scaled`: writes the synthetic N× book `bench --scale` measures, to
 //!   build or check it by hand (e.g. under a memory profiler).
 
 mod bench;
+mod bounded;
 mod builds;
 mod compare;
 mod deployments;
@@ -100,6 +103,15 @@ enum Task {
         #[arg(long)]
         write: Option<PathBuf>,
     },
+    /// Write the inputs of docs/BENCHMARKS.md's "Bounded work" table into
+    /// OUT (`scripts/bounded-work.sh` measures a binary on them).
+    BoundedInputs {
+        /// Directory to write them into (each input's folder is replaced).
+        out: PathBuf,
+        /// Only these inputs (default: all), e.g. `--only headings-50000`.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+    },
     /// Time from a data-file edit to `serve`'s reload event (debounce
     /// included), median of `--runs` edits; `--compare NAME=BINARY` adds
     /// other binaries, edited in turn with this one.
@@ -159,6 +171,10 @@ fn main() -> ExitCode {
             runs,
             write,
         } => deployments_task(&counts, runs, write),
+        Task::BoundedInputs { out, only } => {
+            let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            bounded::write_inputs(&repo, &out, &only)
+        }
         Task::ServeLatency {
             book_dir,
             runs,

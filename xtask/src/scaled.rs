@@ -46,7 +46,7 @@ impl BookLayout {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     for e in walkdir::WalkDir::new(from) {
         let e = e?;
         let dest = to.join(e.path().strip_prefix(from)?);

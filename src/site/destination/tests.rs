@@ -9,7 +9,8 @@ use crate::test_support::mini_book;
 /// (output relative to the book root, kind, `None` when allowed, else a
 /// piece of the refusal). The book has a registry in `flags/`, CSS in
 /// `extra.css`, a `.git`, a foreign directory `foreign/`, this tool's old
-/// site `old-site/` (a real directory with a manifest), an empty `empty/`,
+/// site `old-site/` (a real directory with the manifest of an earlier
+/// version, `agentx-manifest.json`), a current one `site/` (`launches.json`), an empty `empty/`,
 /// a foreign `page.html`, and the symlinks `to-data` (→ `data`),
 /// `to-git` (→ `.git`) and `to-elsewhere` (→ `../elsewhere`).
 const CASES: &[(&str, OutputKind, Option<&str>)] = &[
@@ -17,6 +18,7 @@ const CASES: &[(&str, OutputKind, Option<&str>)] = &[
     ("new/deeper/site", OutputKind::Directory, None),
     ("empty", OutputKind::Directory, None),
     ("old-site", OutputKind::Directory, None),
+    ("site", OutputKind::Directory, None),
     ("md-old", OutputKind::Directory, None),
     (".", OutputKind::Directory, Some("it is the book root")),
     (
@@ -163,6 +165,7 @@ fn book() -> crate::test_support::Scratch {
         ".git",
         "foreign/sub/.git",
         "old-site",
+        "site",
         "md-old",
         "empty",
     ] {
@@ -175,6 +178,7 @@ fn book() -> crate::test_support::Scratch {
         ("foreign/notes.txt", "mine".into()),
         ("old-site/agentx-manifest.json", "[]".into()),
         ("old-site/index.html", "old".into()),
+        ("site/launches.json", "{}".into()),
         ("md-old/.agentx-markdown", String::new()),
         ("page.html", "<html>someone's page</html>\n".into()),
         ("own.html", format!("<html></html>\n{SINGLE_FILE_MARKER}\n")),

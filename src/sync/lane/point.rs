@@ -206,7 +206,7 @@ fn golden_al(
         Some(Curves::Dir(dir)) => {
             let p = dir.join(&file);
             let origin = p.display().to_string();
-            let text = std::fs::read_to_string(&p)
+            let text = crate::sync::capped::read_to_string(&p)
                 .map_err(|e| format!("golden-AL curve {origin}: {e}"))?;
             let doc = yaml::parse(&text).map_err(|e| format!("{origin}: {e}"))?;
             (Rc::new(doc), origin)

@@ -1,33 +1,75 @@
-//! The build manifest (`agentx-manifest.json`: one entry per command set, in
-//! book order), written entry by entry as a build streams, and the pure
-//! comparison of two manifests: identical, added, removed and changed command
-//! sets per page. `diff` formats comparisons; `sync` can compare the command
-//! sets of data files without building a site.
+//! The build manifest, `launches.json`: one entry per command set, in book
+//! order, with what a tool needs to pick a launch (model, hardware,
+//! checkpoint, deployment, GPUs, nodes, concurrency, tier, router, status,
+//! provenance), where it is shown (`permalink`) and the exact Copy all text.
+//! Its schema is versioned ([`LAUNCHES_VERSION`]) and documented in the
+//! README; it replaces the undocumented `agentx-manifest.json` of earlier
+//! versions, which `diff` still reads. Written entry by entry as a build
+//! streams; the pure comparison of two manifests (identical, added, removed
+//! and changed command sets per page) is [`compare`]. `diff` formats
+//! comparisons; `sync` can compare the command sets of data files without
+//! building a site.
 //!
 //! May use: `decode` (the command sets an entry describes), `util`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::sync::Arc;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::decode::CommandSet;
+use crate::decode::{CommandSet, Deployment, Provenance};
 
 /// File name of the manifest in a built site.
-pub const MANIFEST: &str = "agentx-manifest.json";
+pub const MANIFEST: &str = "launches.json";
 
-/// One command set as built.
+/// The manifest's name in sites built before `launches.json` (read by `diff`).
+pub const LEGACY_MANIFEST: &str = "agentx-manifest.json";
+
+/// The schema version `launches.json` declares. Raised when a field changes
+/// meaning or goes away; new fields may appear within a version.
+pub const LAUNCHES_VERSION: u32 = 1;
+
+/// One command set as built: an entry of `launches.json`. Field names are
+/// the schema's (README, "launches.json"); a legacy manifest's `page`,
+/// `concs` and `text` are read as `model`, `concurrency` and `copy_all`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ManifestEntry {
     /// The stable anchor id.
     pub id: String,
+    /// The set on its deployment chapter, relative to the site root
+    /// (`models/x/<cell>.html#<id>`); empty when not placed in a book.
+    #[serde(default)]
+    pub permalink: String,
     /// The data file's `model`.
+    #[serde(rename = "model", alias = "page")]
     pub page: String,
     /// Cell id.
     pub cell: String,
+    /// Hardware id (`gb300`).
+    #[serde(default)]
+    pub hardware: String,
+    /// Hardware as the data labels it (`GB300`).
+    #[serde(default)]
+    pub hardware_label: String,
+    /// Checkpoint as the lane table shows it.
+    #[serde(default)]
+    pub checkpoint: String,
+    /// The deployment's label (`Agg TP4`, `Disagg 1P1D · …`).
+    #[serde(default)]
+    pub deployment: String,
+    /// Spec-decoding detail (`MTP 3-1-4`), if any.
+    #[serde(default)]
+    pub detail: Option<String>,
+    /// GPUs the deployment uses.
+    #[serde(default)]
+    pub gpus: u32,
+    /// Nodes the set's workers occupy.
+    #[serde(default)]
+    pub nodes: u32,
     /// Concurrencies of the point.
+    #[serde(rename = "concurrency", alias = "concs")]
     pub concs: Vec<u32>,
     /// KV tier id.
     pub tier: String,
@@ -35,36 +77,132 @@ pub struct ManifestEntry {
     pub router: String,
     /// Status id (`verified`, `derived`, …).
     pub status: String,
+    /// The image the commands run in.
+    #[serde(default)]
+    pub image: String,
+    /// Where the point's run is recorded.
+    #[serde(default)]
+    pub provenance: LaunchProvenance,
     /// FNV-1a 64 of `text`, hex.
     pub hash: String,
-    /// The full text a reader copies (env exports, titles, commands, files).
+    /// The full text a reader copies (env exports, titles, commands,
+    /// files): exactly what Copy all copies and `decode` prints.
+    #[serde(rename = "copy_all", alias = "text")]
     pub text: String,
 }
 
-impl ManifestEntry {
-    /// The entry of one command set of page `page`.
-    pub fn of(page: &str, set: &CommandSet) -> ManifestEntry {
-        let text = set.copy_all_text();
-        ManifestEntry {
-            id: set.anchor.clone(),
-            page: page.to_string(),
-            cell: set.cell_id.clone(),
-            concs: set.concs.clone(),
-            tier: set.tier.id().to_string(),
-            router: set.router.id().to_string(),
-            status: set.status.id().to_string(),
-            hash: text_hash(&text),
-            text,
+/// Where the run of a set's point is recorded (for a derived set: the
+/// measured launch of the same point it is derived from). Links are kept
+/// only when a reader may follow them (`http:`, `https:` or relative), as
+/// on the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchProvenance {
+    /// The lane's config key in InferenceX.
+    #[serde(default)]
+    pub config_key: String,
+    /// The recipe override the point used.
+    #[serde(default, rename = "override")]
+    pub override_name: Option<String>,
+    /// The run that measured it.
+    #[serde(default)]
+    pub run: Option<String>,
+    /// The pull request's number.
+    #[serde(default)]
+    pub pr: Option<String>,
+    /// The pull request.
+    #[serde(default)]
+    pub pull_request: Option<String>,
+    /// The comment that signed off a `verified-pr` run.
+    #[serde(default)]
+    pub comment: Option<String>,
+    /// The job log of the point.
+    #[serde(default)]
+    pub job: Option<String>,
+    /// The recipe at the measured commit.
+    #[serde(default)]
+    pub recipe: Option<String>,
+    /// The InferenceX commit.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// The date on the dashboard.
+    #[serde(default)]
+    pub date: Option<String>,
+}
+
+impl LaunchProvenance {
+    fn of(p: &Provenance) -> LaunchProvenance {
+        let url = |u: &Option<String>| {
+            u.as_ref()
+                .filter(|u| crate::util::escape::safe_url(u).is_some())
+                .cloned()
+        };
+        LaunchProvenance {
+            config_key: p.config_key.clone(),
+            override_name: p.override_name.clone(),
+            run: url(&p.run_url),
+            pr: p.pr.clone(),
+            pull_request: url(&p.pr_url),
+            comment: url(&p.comment_url),
+            job: url(&p.job_url),
+            recipe: url(&p.recipe_url),
+            commit: p.sha.clone(),
+            date: p.date.clone(),
         }
     }
 }
 
-/// A build's `agentx-manifest.json`.
+impl ManifestEntry {
+    /// The entry of one command set of page `page`, with what the set
+    /// itself knows (not its deployment's facts: see [`ManifestEntry::placed`]).
+    pub fn of(page: &str, set: &CommandSet) -> ManifestEntry {
+        let text = set.copy_all_text();
+        ManifestEntry {
+            id: set.anchor.clone(),
+            permalink: String::new(),
+            page: page.to_string(),
+            cell: set.cell_id.clone(),
+            hardware: String::new(),
+            hardware_label: String::new(),
+            checkpoint: String::new(),
+            deployment: String::new(),
+            detail: None,
+            gpus: 0,
+            nodes: set.worker_nodes(),
+            concs: set.concs.clone(),
+            tier: set.tier.id().to_string(),
+            router: set.router.id().to_string(),
+            status: set.status.id().to_string(),
+            image: set.image.image.clone(),
+            provenance: LaunchProvenance::of(&set.provenance),
+            hash: text_hash(&text),
+            text,
+        }
+    }
+
+    /// The entry with its deployment's facts, shown on the page at `page_url`
+    /// (relative to the site root).
+    pub fn placed(mut self, d: &Deployment, page_url: &str) -> ManifestEntry {
+        self.permalink = format!("{page_url}#{}", self.id);
+        self.hardware = d.hw.clone();
+        self.hardware_label = d.hw_label.clone();
+        self.checkpoint = d.ckpt_label.clone();
+        self.deployment = d.label.clone();
+        self.detail = d.detail.clone();
+        self.gpus = d.gpus;
+        self
+    }
+}
+
+/// A build's `launches.json`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Manifest {
+    /// The schema version ([`LAUNCHES_VERSION`]); 0 in a legacy manifest.
+    #[serde(default)]
+    pub version: u32,
     /// `mdbook-agentx <version>`.
     pub generator: String,
     /// Every command set, in book order.
+    #[serde(rename = "launches", alias = "command_sets")]
     pub command_sets: Vec<ManifestEntry>,
 }
 
@@ -75,6 +213,7 @@ impl Manifest {
         let mut seen = HashSet::new();
         entries.retain(|e| seen.insert((e.page.clone(), e.id.clone())));
         Manifest {
+            version: LAUNCHES_VERSION,
             generator: generator(),
             command_sets: entries,
         }
@@ -100,8 +239,34 @@ fn generator() -> String {
 /// holding every command set's text. The output is the pretty JSON of
 /// [`Manifest`]; a set already written (same page and id) is skipped.
 pub(crate) struct ManifestWriter<W: Write> {
-    out: W,
-    seen: HashSet<(String, String)>,
+    out: Counted<W>,
+    /// Every set written, by (page, id), with where its entry is.
+    seen: HashMap<(String, String), EntrySpan>,
+}
+
+/// Where an entry is in a manifest's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EntrySpan {
+    pub at: u64,
+    pub len: usize,
+}
+
+/// A writer that counts the bytes written through it.
+struct Counted<W> {
+    inner: W,
+    written: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 impl<W: Write> ManifestWriter<W> {
@@ -109,41 +274,52 @@ impl<W: Write> ManifestWriter<W> {
         Self::with_generator(out, &generator())
     }
 
-    fn with_generator(mut out: W, generator: &str) -> Result<Self> {
+    fn with_generator(out: W, generator: &str) -> Result<Self> {
+        let mut out = Counted {
+            inner: out,
+            written: 0,
+        };
         write!(
             out,
-            "{{\n  \"generator\": {},\n  \"command_sets\": [",
+            "{{\n  \"version\": {LAUNCHES_VERSION},\n  \"generator\": {},\n  \"launches\": [",
             serde_json::to_string(generator)?
         )?;
         Ok(ManifestWriter {
             out,
-            seen: HashSet::new(),
+            seen: HashMap::new(),
         })
     }
 
-    pub(crate) fn push(&mut self, e: &ManifestEntry) -> Result<()> {
-        if self.is_new(e)? {
-            write_entry(&mut self.out, e)?;
-        }
-        Ok(())
+    /// Writes `e` unless its set is written already; returns where the
+    /// set's entry is (this one's, or the one written first).
+    pub(crate) fn push(&mut self, e: &ManifestEntry) -> Result<EntrySpan> {
+        self.push_with(e, &mut |out| write_entry(out, e))
     }
 
     /// [`ManifestWriter::push`] with the entry's text from [`entry_json`].
-    fn push_formatted(&mut self, e: &ManifestEntry, json: &str) -> Result<()> {
-        if self.is_new(e)? {
-            self.out.write_all(json.as_bytes())?;
-        }
-        Ok(())
+    fn push_formatted(&mut self, e: &ManifestEntry, json: &str) -> Result<EntrySpan> {
+        self.push_with(e, &mut |out| Ok(out.write_all(json.as_bytes())?))
     }
 
-    /// Whether `e` is not written yet; then writes the separator before it.
-    fn is_new(&mut self, e: &ManifestEntry) -> Result<bool> {
-        if !self.seen.insert((e.page.clone(), e.id.clone())) {
-            return Ok(false);
+    fn push_with(
+        &mut self,
+        e: &ManifestEntry,
+        write: &mut dyn FnMut(&mut Counted<W>) -> Result<()>,
+    ) -> Result<EntrySpan> {
+        let key = (e.page.clone(), e.id.clone());
+        if let Some(span) = self.seen.get(&key) {
+            return Ok(*span);
         }
         self.out
-            .write_all(if self.seen.len() == 1 { b"\n" } else { b",\n" })?;
-        Ok(true)
+            .write_all(if self.seen.is_empty() { b"\n" } else { b",\n" })?;
+        let at = self.out.written;
+        write(&mut self.out)?;
+        let span = EntrySpan {
+            at,
+            len: (self.out.written - at) as usize,
+        };
+        self.seen.insert(key, span);
+        Ok(span)
     }
 
     /// Closes the JSON; returns the writer and the number of command sets.
@@ -152,7 +328,7 @@ impl<W: Write> ManifestWriter<W> {
         self.out
             .write_all(if n == 0 { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
         self.out.flush()?;
-        Ok((self.out, n))
+        Ok((self.out.inner, n))
     }
 }
 
@@ -307,73 +483,4 @@ impl ManifestDiff {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(page: &str, id: &str, text: &str) -> ManifestEntry {
-        ManifestEntry {
-            id: id.into(),
-            page: page.into(),
-            cell: "h200-agg".into(),
-            concs: vec![1, 64],
-            tier: "none".into(),
-            router: "sglang".into(),
-            status: "measured".into(),
-            hash: text_hash(text),
-            text: text.into(),
-        }
-    }
-
-    #[test]
-    fn streamed_manifest_is_serde_pretty_json_in_book_order_without_repeats() {
-        let entries = vec![
-            entry("Zeta", "b", "export A=\"1\"\npython3 -m x \\\n  --y\n"),
-            entry("Alpha", "a", "tab\there — ünïcode"),
-            entry("Zeta", "b", "shown again by a second directive"),
-            entry("Alpha", "c", ""),
-        ];
-        let m = Manifest::new(entries.clone());
-        let ids: Vec<&str> = m.command_sets.iter().map(|e| e.id.as_str()).collect();
-        assert_eq!(ids, ["b", "a", "c"]);
-        // serde_json's own pretty printer is the reference for the streamed text.
-        let expected = serde_json::to_string_pretty(&m).unwrap() + "\n";
-        assert_eq!(m.to_json(), expected);
-        let mut w = ManifestWriter::new(Vec::new()).unwrap();
-        for e in &entries {
-            w.push(e).unwrap();
-        }
-        let (bytes, n) = w.finish().unwrap();
-        assert_eq!(
-            (String::from_utf8(bytes).unwrap(), n),
-            (expected.clone(), 3)
-        );
-        // Cached per chapter: the same bytes, first and again after an edit
-        // (a changed entry, a chapter's list replaced) and its revert.
-        let mut cache = ManifestCache::default();
-        let chapters = vec![
-            Arc::new(entries[..2].to_vec()),
-            Arc::new(entries[2..].to_vec()),
-        ];
-        assert_eq!(cache.write(&chapters).unwrap(), expected.as_bytes());
-        let mut edited = entries.clone();
-        edited[1].text = "edited".into();
-        edited[3].id = "d".into();
-        let fresh = |v: &[ManifestEntry]| {
-            let mut w = ManifestWriter::new(Vec::new()).unwrap();
-            v.iter().for_each(|e| w.push(e).unwrap());
-            w.finish().unwrap().0
-        };
-        let now = vec![
-            Arc::new(edited[..2].to_vec()),
-            Arc::new(edited[2..].to_vec()),
-        ];
-        assert_eq!(cache.write(&now).unwrap(), fresh(&edited));
-        assert_eq!(cache.write(&now).unwrap(), fresh(&edited));
-        assert_eq!(cache.write(&chapters).unwrap(), expected.as_bytes());
-        let empty = Manifest::new(Vec::new());
-        assert_eq!(
-            empty.to_json(),
-            serde_json::to_string_pretty(&empty).unwrap() + "\n"
-        );
-    }
-}
+mod tests;
