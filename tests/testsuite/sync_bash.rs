@@ -180,7 +180,15 @@ fn qwen_bash_lanes_make_the_counted_cells() {
     );
 }
 
-const FIXTURE_LANE: &str = "[source]\nrepo = \"SemiAnalysisAI/InferenceX\"\nmain = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\ngenerated-on = 2026-10-01\n\n[[lane]]\npage = \"Demo-30B\"\nstatus = \"in-progress\"\npr = 1\nconfig-key = \"demo-fp8-b300-sglang-agentic-script\"\ncommit = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\n";
+pub(crate) const FIXTURE_LANE: &str = "[source]\nrepo = \"SemiAnalysisAI/InferenceX\"\nmain = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\ngenerated-on = 2026-10-01\n\n[[lane]]\npage = \"Demo-30B\"\nstatus = \"in-progress\"\npr = 1\nconfig-key = \"demo-fp8-b300-sglang-agentic-script\"\ncommit = \"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\"\n";
+
+/// The fixture lane's c4 HiCache SGLang block, expected by hand (below).
+pub(crate) const FIXTURE_C4: &str = "DEMO_GREETING='grüß dich' \\\npython3 -m sglang.launch_server \\\n  \
+    --model-path example-org/Demo-30B-FP8 \\\n  --served-model-name Demo-30B-FP8 \\\n  \
+    --host 0.0.0.0 \\\n  --port 30000 \\\n  --cuda-graph-max-bs 8 \\\n  \
+    --enable-hierarchical-cache \\\n  --hicache-size 65 \\\n  --max-running-requests 8 \\\n  \
+    --speculative-algorithm EAGLE \\\n  --speculative-eagle-topk 1 \\\n  \
+    --speculative-num-draft-tokens 4 \\\n  --speculative-num-steps 3 \\\n  --tp 2";
 
 /// The invented bash lane of the fixture snapshot
 /// (`benchmarks/single_node/agentic/demo_fp8_b300_sglang_mtp.sh` and its
@@ -219,13 +227,7 @@ fn fixture_bash_lane_renders_its_launch() {
         )
     };
     let c4 = &sets[&key("[4]", "hicache")]["blocks"][0];
-    let want = "DEMO_GREETING='grüß dich' \\\npython3 -m sglang.launch_server \\\n  \
-        --model-path example-org/Demo-30B-FP8 \\\n  --served-model-name Demo-30B-FP8 \\\n  \
-        --host 0.0.0.0 \\\n  --port 30000 \\\n  --cuda-graph-max-bs 8 \\\n  \
-        --enable-hierarchical-cache \\\n  --hicache-size 65 \\\n  --max-running-requests 8 \\\n  \
-        --speculative-algorithm EAGLE \\\n  --speculative-eagle-topk 1 \\\n  \
-        --speculative-num-draft-tokens 4 \\\n  --speculative-num-steps 3 \\\n  --tp 2";
-    assert_eq!(c4.as_str().unwrap(), want);
+    assert_eq!(c4.as_str().unwrap(), FIXTURE_C4);
     let c8 = sets[&key("[8]", "hicache")]["blocks"][0]
         .as_str()
         .unwrap()

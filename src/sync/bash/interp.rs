@@ -46,8 +46,10 @@ pub(super) trait Files {
 /// The server launch: its argv and the environment the script exported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Launch {
-    pub argv: Vec<String>,
-    pub env: BTreeMap<String, String>,
+    /// Words that may be unknown: the mapping refuses those the page would
+    /// show (docs/sync-bash-lanes.md, "Values that cannot be known").
+    pub argv: Vec<Val>,
+    pub env: BTreeMap<String, Val>,
     /// `file:line` of the launching command.
     pub at: String,
 }
@@ -74,8 +76,11 @@ pub(super) struct Interp<'a> {
     pub depth: usize,
     /// Inside a condition: `set -e` does not apply.
     pub in_condition: usize,
+    /// Expanding an assignment without a command (`NAME="$(…)"`): its
+    /// status is its last command substitution's.
+    pub assign_only: bool,
     /// Image patches the manifest vouches for: `path:line` → why the patch
-    /// does not change how the server serves (already escaped for the report).
+    /// does not change how the server serves.
     pub reviewed_patches: BTreeMap<String, String>,
 }
 
@@ -93,6 +98,7 @@ impl<'a> Interp<'a> {
             steps: 0,
             depth: 0,
             in_condition: 0,
+            assign_only: false,
             reviewed_patches: BTreeMap::new(),
         }
     }
@@ -288,16 +294,17 @@ impl<'a> Interp<'a> {
         Ok(0)
     }
 
-    /// An `if` without `else` whose condition cannot be decided. The guard
+    /// An `if` whose condition cannot be decided. Without `else`, the guard
     /// rule: when its body ends in `exit N` (N ≠ 0), it was not taken — the
-    /// measured run got past it to the launch. The neutral-branch rule: when
-    /// its body cannot change the shell (no assignment, no function, no
+    /// measured run got past it to the launch; and the neutral-branch rule:
+    /// when its body cannot change the shell (no assignment, no function, no
     /// builtin that changes the shell: only programs), the launch is the same
     /// either way; the body is run, so its programs are judged as any others.
+    /// Otherwise the either-way rule ([`super::either`]).
     fn guard(&mut self, i: &ast::IfClauseCommand, line: usize, why: &str) -> Result<i32, Halt> {
         self.line = line;
         if i.elses.is_some() {
-            return Err(self.fail(format!("{why}; the `if` cannot be decided")));
+            return self.either_way(i, why);
         }
         if self.launch.is_none() && ends_in_error_exit(&i.then) {
             self.note(format!(
@@ -318,10 +325,7 @@ impl<'a> Interp<'a> {
             ));
             return self.list(&i.then);
         }
-        Err(self.fail(format!(
-            "{why}; the `if` cannot be decided (its branch changes the shell and does not only \
-             exit with an error)"
-        )))
+        self.either_way(i, why)
     }
 
     /// A note for the reviewer, once: Markdown for the report, data in it
@@ -426,7 +430,10 @@ impl arith::ArithVars for Interp<'_> {
         match v {
             None => Ok(None),
             Some(Val::Known(s)) => Ok(Some(s)),
-            Some(Val::Unknown(why)) => Err(format!("`{name}` is not known statically ({why})")),
+            Some(other) => Err(format!(
+                "`{name}` is not known statically ({})",
+                other.why()
+            )),
         }
     }
 

@@ -48,6 +48,14 @@ pub(super) const HARNESS_FUNCTIONS: &[(&str, &str)] = &[
         "polls the server's health endpoint after the launch",
     ),
     (
+        "wait_for_ready",
+        "polls a health endpoint (the server's, the router's) after the launch",
+    ),
+    (
+        "write_command",
+        "writes a command line, shell-quoted, into a file of the results",
+    ),
+    (
         "build_replay_cmd",
         "builds the benchmark client's command line",
     ),
@@ -162,8 +170,9 @@ impl Effects {
     /// literal word, not a builtin that changes the shell nor one of `funcs`.
     pub(super) fn leaves_shell_unchanged(&self, is_function: impl Fn(&str) -> bool) -> bool {
         let literal = |c: &str| {
-            c.chars()
-                .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.' | '/'))
+            c == "["
+                || c.chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.' | '/'))
         };
         self.assigned.is_empty()
             && self.forbidden.is_none()
@@ -197,7 +206,7 @@ impl Effects {
                     self.forbidden
                         .get_or_insert(format!("defines function `{}`", f.fname.value));
                 }
-                ast::Command::ExtendedTest(..) => {}
+                ast::Command::ExtendedTest(t, _) => self.extended_test(&t.expr),
             }
         }
     }
@@ -272,6 +281,23 @@ impl Effects {
                 self.calls.insert(n.to_string());
             }
             None => {}
+        }
+    }
+
+    /// The words of a `[[ … ]]` (`[[ ${X:=1} ]]` assigns).
+    fn extended_test(&mut self, e: &ast::ExtendedTestExpr) {
+        use ast::ExtendedTestExpr as X;
+        match e {
+            X::And(a, b) | X::Or(a, b) => {
+                self.extended_test(a);
+                self.extended_test(b);
+            }
+            X::Not(a) | X::Parenthesized(a) => self.extended_test(a),
+            X::UnaryTest(_, w) => self.word(&w.value),
+            X::BinaryTest(_, l, r) => {
+                self.word(&l.value);
+                self.word(&r.value);
+            }
         }
     }
 

@@ -18,6 +18,7 @@ mod arith;
 mod awk;
 mod commands;
 mod cond;
+mod either;
 mod expand;
 mod interp;
 mod launcher;
@@ -26,9 +27,12 @@ mod mapping;
 mod pattern;
 mod programs;
 mod state;
+mod subst;
 mod syntax;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_either;
 #[cfg(test)]
 mod tests_programs;
 
@@ -264,7 +268,7 @@ impl LaneCtx<'_> {
         };
         let env = launcher::point_env(self.entry, b, spec, conc, dram)?;
         let launch = self.interpret(path, script, env, reader)?;
-        let node = mapping::recipe(
+        let (node, unknowns) = mapping::recipe(
             &launch,
             &mapping::Shape {
                 hw: &self.hw,
@@ -291,6 +295,7 @@ impl LaneCtx<'_> {
             found: &found,
         };
         let p = lane::point(&input, reader)?;
+        unknowns.check(&p, &launch.at)?;
         mapping::check_golden_al(&launch, p.golden_al.as_deref())?;
         Ok(p)
     }
@@ -333,6 +338,12 @@ fn run_script(
     };
     for (k, v) in env {
         st.vars.set(k, Var::Scalar(Val::Known(v)));
+    }
+    // Inherited by every process, from the container: not the point's input,
+    // and not known here.
+    if st.vars.get("PATH").is_none() {
+        let path = Val::NonEmpty("the container's `PATH`, inherited".into());
+        st.vars.set("PATH", Var::Scalar(path));
     }
     let mut it = Interp::new(st, files, &script.name);
     it.reviewed_patches = reviewed_patches;
