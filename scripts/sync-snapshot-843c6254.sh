@@ -2,7 +2,7 @@
 # Usage: scripts/sync-snapshot-843c6254.sh INFERENCEX_GIT_DIR OUT_DIR
 #
 # Syncs every SGLang agentic lane of InferenceX main 843c6254, as recorded in
-# docs/sync-snapshot-843c6254.md. INFERENCEX_GIT_DIR is a clone or bare mirror
+# docs/sync-843c6254.md. INFERENCEX_GIT_DIR is a clone or bare mirror
 # of SemiAnalysisAI/InferenceX holding that commit; ../shared/reference/
 # sglang-cookbook-pages is the --previous page set.
 #

@@ -1,5 +1,5 @@
 //! Table tests of the constructs the InferenceX main `843c6254` scripts added
-//! to what the interpreter reads (docs/sync-snapshot-843c6254.md): `awk`
+//! to what the interpreter reads (docs/sync-843c6254.md): `awk`
 //! numeric tests, `sed` (printing, and in-place image patches vouched for by
 //! the manifest), the neutral-branch rule, pipeline status with and without
 //! `pipefail`, and `grep` deciding a condition. Invented scripts, multibyte
