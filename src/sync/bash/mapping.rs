@@ -26,7 +26,11 @@ pub(super) struct Flag {
 }
 
 /// The server's flags, in argv order: `--name value…` and `--name=value`.
-/// Flags must be known; their values may not be.
+/// Flags must be known. A value may be a path known in part (in the
+/// checkout, or a program's): it cannot start with `-`, so it is a value.
+/// Any other word not known statically could be a flag as well as a value,
+/// so it is refused: were it taken as the value of a flag the rules drop,
+/// a flag the page should show would vanish with it.
 pub(super) fn flags(argv: &[Val]) -> Result<Vec<Flag>, String> {
     let head: Vec<&str> = argv.iter().take(3).filter_map(|v| v.text().ok()).collect();
     let rest = match head.as_slice() {
@@ -43,13 +47,20 @@ pub(super) fn flags(argv: &[Val]) -> Result<Vec<Flag>, String> {
     for v in rest {
         let tok = match v {
             Val::Known(tok) => tok,
-            unknown => match out.last_mut() {
+            path @ (Val::InCheckout(_) | Val::PathOf(_)) => match out.last_mut() {
                 Some(last) => {
-                    last.values.push(unknown.clone());
+                    last.values.push(path.clone());
                     continue;
                 }
-                None => return Err(format!("`{}` comes before any flag", unknown.shown())),
+                None => return Err(format!("`{}` comes before any flag", path.shown())),
             },
+            unknown => {
+                return Err(format!(
+                    "a word of the launch is not known statically ({}), so neither is whether \
+                     it is a flag or a value",
+                    unknown.why()
+                ));
+            }
         };
         if let Some(long) = tok.strip_prefix("--") {
             let (name, value) = match long.split_once('=') {
@@ -137,6 +148,17 @@ impl Unknowns {
                 stand_in
             }
         }
+    }
+
+    /// A message of the shared builders with each stand-in it quotes
+    /// replaced by what the value is (a rule that reads a value, such as a
+    /// parallel size, refuses a stand-in as it would any bad text).
+    pub(super) fn explain(&self, message: &str) -> String {
+        self.0
+            .iter()
+            .fold(message.to_string(), |m, (stand_in, what, why)| {
+                m.replace(stand_in, &format!("<{what}, not known statically: {why}>"))
+            })
     }
 
     /// Refuses the point when a stand-in survived into it: the page would
@@ -306,6 +328,34 @@ mod tests {
             let e = flags(&argv(bad)).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
+    }
+
+    /// Words known in part: a path (it cannot be a flag) is a value; any
+    /// other unknown word could be a flag, so it is refused; a message that
+    /// quotes a stand-in says what the value is instead.
+    #[test]
+    fn unknown_words_of_the_launch() {
+        let mut words = argv("python3 -m sglang.launch_server --chat-template");
+        words.push(Val::InCheckout("/é.jinja".into()));
+        words.push(Val::known("--tp"));
+        let ok = flags(&words).unwrap();
+        assert_eq!(ok[0].values, [Val::InCheckout("/é.jinja".into())]);
+        for unknown in [
+            Val::Unknown("what `$(date)` prints".into()),
+            Val::NonEmpty("ü".into()),
+            Val::MaybeUnset("ü".into()),
+        ] {
+            let mut words = argv("python3 -m sglang.launch_server --enable-metrics");
+            words.push(unknown);
+            let e = flags(&words).unwrap_err();
+            assert!(e.contains("whether it is a flag or a value"), "{e}");
+        }
+        let mut u = Unknowns::default();
+        let stand_in = u.text(&Val::Unknown("ü".into()), "the value of `--tp`");
+        assert_eq!(
+            u.explain(&format!("`{stand_in}` is not a number")),
+            "`<the value of `--tp`, not known statically: ü>` is not a number"
+        );
     }
 
     #[test]

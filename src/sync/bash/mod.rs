@@ -294,7 +294,10 @@ impl LaneCtx<'_> {
             variant: &variant,
             found: &found,
         };
-        let p = lane::point(&input, reader)?;
+        let p = lane::point(&input, reader).map_err(|e| match e {
+            PointError::Refused(why) => PointError::Refused(unknowns.explain(&why)),
+            unclassified => unclassified,
+        })?;
         unknowns.check(&p, &launch.at)?;
         mapping::check_golden_al(&launch, p.golden_al.as_deref())?;
         Ok(p)
