@@ -98,7 +98,10 @@ fn files_past_max_site_mib_are_refused_at_the_page() {
         err.contains("plain.md: the build would write more than the 1 MiB of `max-site-mib`"),
         "{err}"
     );
-    assert!(!err.contains("src/plain.md"), "a site file, not the chapter: {err}");
+    assert!(
+        !err.contains("src/plain.md"),
+        "a site file, not the chapter: {err}"
+    );
     assert!(!book.join("book").exists(), "nothing is published");
     // The single file, made in memory, stops at the chapter that passes it.
     let (code, err) = run(&["export", "--single-file", "one.html", "."], &book);

@@ -12,6 +12,9 @@ use brush_parser::ast::{
 /// bounds that recursion (`A=B`, `B=A`).
 const MAX_DEPTH: usize = 16;
 
+/// The characters of arithmetic operators and brackets.
+const OPERATOR_CHARS: &str = "+-*/%<>=!~&|^?:,([";
+
 /// The variables arithmetic reads and writes.
 pub(super) trait ArithVars {
     /// The text of `name` (or of its element `index`); `Ok(None)` when unset.
@@ -34,6 +37,18 @@ fn eval_at(text: &str, vars: &mut dyn ArithVars, depth: usize) -> Result<i64, St
     }
     if super::syntax::MAX_NESTING < text.matches('(').count() {
         return Err(format!("arithmetic `{text}` nests too deep"));
+    }
+    // The tree nests by operators as much as by parentheses (`- - - 1`,
+    // `a=a=1`, `1+1+1`: each operator is one more level of the parser's and
+    // the evaluator's recursion), so their number is bounded the same way:
+    // every level needs one of these characters.
+    let operators = text.chars().filter(|c| OPERATOR_CHARS.contains(*c)).count();
+    if operators > super::syntax::MAX_NESTING {
+        return Err(format!(
+            "arithmetic with {operators} operators and brackets; more than {} is not \
+             evaluated",
+            super::syntax::MAX_NESTING
+        ));
     }
     let expr =
         brush_parser::arithmetic::parse(text).map_err(|e| format!("arithmetic `{text}`: {e}"))?;

@@ -284,6 +284,34 @@ fn guard_rule_notes_what_it_assumed() {
     assert!(notes[0].ends_with("(guard rule)"));
 }
 
+/// Scripts a hostile snapshot could hold, each refused with a message
+/// naming its bound: arithmetic whose tree nests by operators rather than
+/// parentheses (the parser and the evaluator recurse per operator, and
+/// 5,000 of them exhausted the stack: the process aborted).
+#[test]
+fn arithmetic_operator_chains_are_refused() {
+    let chains = [
+        ("unary minus", "- ".repeat(5_000)),
+        ("logical not", "!".repeat(50_000)),
+        ("bitwise not", "~".repeat(50_000)),
+        ("ternary", "1?1:".repeat(20_000)),
+        ("sum", "1+".repeat(50_000)),
+        ("assignment", "a=".repeat(50_000)),
+    ];
+    for (what, chain) in chains {
+        let err = err_of(&format!("X=$(( {chain}1 ))\n{L} $X\n"), &[]);
+        assert!(err.contains("operators"), "{what}: {err}");
+    }
+    // A real expression is still evaluated, and a chain within the bound.
+    let within = format!("X=$(( {}1 ))\n{L} $X\n", "- ".repeat(60));
+    assert_eq!(argv_of(&within, &[]), "1");
+    let real = "((144 * TP * 31 + 14) / 15 + TP) > 64 ? 64 : -(-TP)";
+    assert_eq!(
+        argv_of(&format!("X=$(( {real} ))\n{L} $X\n"), &[("TP", "2")]),
+        "64"
+    );
+}
+
 /// Bash-ish text: shell syntax, expansions, quotes and multibyte characters.
 fn shellish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
