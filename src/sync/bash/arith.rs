@@ -22,6 +22,10 @@ pub(super) trait ArithVars {
     /// Whether reading an unset variable is an error (`set -u`).
     fn nounset(&self) -> bool;
     fn assign(&mut self, name: &str, index: Option<i64>, value: i64) -> Result<(), String>;
+    /// Counts one variable read against the run's bound: a value is
+    /// arithmetic again, so a few short variables can make exponentially
+    /// many reads (`a=b+b+…`, `b=c+c+…`) where depth alone bounds nothing.
+    fn charge(&mut self) -> Result<(), String>;
 }
 
 /// Evaluates expression text (already parameter-expanded).
@@ -120,6 +124,7 @@ impl Eval<'_> {
 
     fn read(&mut self, t: &ArithmeticTarget) -> Result<i64, String> {
         let (name, index) = self.target(t)?;
+        self.vars.charge()?;
         match self.vars.value(&name, index)? {
             None if self.vars.nounset() => Err(format!(
                 "`{name}` is unset (set -u): the script would stop here"
@@ -196,6 +201,9 @@ mod tests {
         }
         fn assign(&mut self, name: &str, _: Option<i64>, v: i64) -> Result<(), String> {
             self.0.insert(name.into(), v.to_string());
+            Ok(())
+        }
+        fn charge(&mut self) -> Result<(), String> {
             Ok(())
         }
     }

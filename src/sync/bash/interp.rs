@@ -101,11 +101,17 @@ impl<'a> Interp<'a> {
 
     /// Counts a step; refuses inputs that would run too long.
     pub(super) fn tick(&mut self) -> Result<(), Halt> {
+        self.count_step().map_err(|e| self.fail(e))
+    }
+
+    /// A step, the message without `file:line` (arithmetic adds it).
+    fn count_step(&mut self) -> Result<(), String> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
-            return Err(self.fail(format!(
-                "more than {MAX_STEPS} steps; not interpreted further"
-            )));
+            return Err(format!(
+                "more than {MAX_STEPS} steps (commands, words and variables arithmetic \
+                 reads); not interpreted further"
+            ));
         }
         Ok(())
     }
@@ -397,6 +403,10 @@ impl arith::ArithVars for Interp<'_> {
 
     fn nounset(&self) -> bool {
         self.st.options.nounset
+    }
+
+    fn charge(&mut self) -> Result<(), String> {
+        self.count_step()
     }
 
     fn assign(&mut self, name: &str, index: Option<i64>, value: i64) -> Result<(), String> {

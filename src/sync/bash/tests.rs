@@ -312,6 +312,23 @@ fn arithmetic_operator_chains_are_refused() {
     );
 }
 
+/// A value read by arithmetic is arithmetic again, so five variables of 32
+/// references each made 32^5 evaluations in one `$(( ))` (23 s; six, about
+/// twelve minutes): every variable arithmetic reads counts as a step.
+#[test]
+fn arithmetic_references_count_as_steps() {
+    let mut script = String::new();
+    for (name, next) in ["a", "b", "c", "d", "e", "f"]
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+    {
+        script.push_str(&format!("{name}='{}'\n", vec![next; 32].join("+")));
+    }
+    script.push_str(&format!("f=1\nX=$((a))\n{L} $X\n"));
+    let err = err_of(&script, &[]);
+    assert!(err.contains("steps"), "{err}");
+}
+
 /// Bash-ish text: shell syntax, expansions, quotes and multibyte characters.
 fn shellish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
