@@ -51,10 +51,18 @@ struct Acc {
     globby: bool,
     /// A `"$@"`-like list was expanded (an empty one yields no field).
     saw_many: bool,
+    /// The bytes of the fields so far, each field counted with its overhead.
+    bytes: usize,
 }
+
+/// What one field costs beyond its text (a `Val` and its `String`).
+const FIELD_BYTES: usize = std::mem::size_of::<Val>();
 
 impl Acc {
     fn push(&mut self, v: Val) {
+        if let Val::Known(s) = &v {
+            self.bytes += s.len();
+        }
         let cur = self.cur.take().unwrap_or(Val::known(""));
         self.cur = Some(cur.cat(v));
     }
@@ -103,6 +111,7 @@ impl Acc {
 
     fn end_field(&mut self) {
         if let Some(c) = self.cur.take() {
+            self.bytes += FIELD_BYTES;
             self.done.push(c);
         }
     }
@@ -127,6 +136,7 @@ impl Acc {
             self.push(v);
             if i + 1 < n {
                 let c = self.cur.take().unwrap_or(Val::known(""));
+                self.bytes += FIELD_BYTES;
                 self.done.push(c);
             }
         }
@@ -189,10 +199,13 @@ impl Interp<'_> {
             cur: None,
             globby: false,
             saw_many: false,
+            bytes: 0,
         };
         for p in &pieces {
             self.piece(&p.piece, false, &mut acc)?;
+            self.room_for(acc.bytes)?;
         }
+        self.charge_bytes(acc.bytes)?;
         if mode == Mode::Fields && pattern::has_brace_expansion(&pieces) {
             return Err(self.fail(format!("`{text}` would undergo brace expansion")));
         }

@@ -39,6 +39,14 @@ impl Val {
     }
 }
 
+/// The bytes of a value: its text (or reason) and the value itself.
+fn val_bytes(v: &Val) -> usize {
+    std::mem::size_of::<Val>()
+        + match v {
+            Val::Known(s) | Val::Unknown(s) => s.len(),
+        }
+}
+
 /// A variable's content. Arrays are indexed and dense.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Var {
@@ -155,6 +163,22 @@ impl Vars {
 
     pub(super) fn pop_frame(&mut self) {
         self.frames.pop();
+    }
+
+    /// About the bytes the variables hold (names and texts, every scope).
+    pub(super) fn bytes(&self) -> usize {
+        let entry = |(name, e): (&String, Option<&Entry>)| {
+            name.len()
+                + e.map_or(0, |e| match &e.var {
+                    Var::Scalar(v) => val_bytes(v),
+                    Var::Array(a) => a.iter().map(val_bytes).sum(),
+                })
+        };
+        let global: usize = self.global.iter().map(|(n, e)| entry((n, Some(e)))).sum();
+        let frames: usize = (self.frames.iter().flatten())
+            .map(|(n, e)| entry((n, e.as_ref())))
+            .sum();
+        global + frames
     }
 
     /// Every visible exported variable, sorted by name.

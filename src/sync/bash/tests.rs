@@ -329,6 +329,32 @@ fn arithmetic_references_count_as_steps() {
     assert!(err.contains("steps"), "{err}");
 }
 
+/// Values that double at each step: a string, an array, a function's
+/// result, 40 times (2^40 bytes: the machine ran out of memory, 21 GB
+/// before the kernel killed it). What expansions produce is bounded.
+#[test]
+fn doubling_values_are_refused() {
+    let cases = [
+        ("string", format!("x=ab\n{}", "x=$x$x\n".repeat(40))),
+        (
+            "array",
+            format!("A=(a)\n{}", "A=(\"${A[@]}\" \"${A[@]}\")\n".repeat(40)),
+        ),
+        (
+            "function",
+            format!("x=ab\nf() {{ x=$x$x; }}\n{}", "f\n".repeat(40)),
+        ),
+        (
+            "loop",
+            format!("x=ab\nfor i in {}; do x=$x$x; done\n", "a ".repeat(40)),
+        ),
+    ];
+    for (what, script) in cases {
+        let err = err_of(&format!("{script}{L}\n"), &[]);
+        assert!(err.contains("MiB"), "{what}: {err}");
+    }
+}
+
 /// Bash-ish text: shell syntax, expansions, quotes and multibyte characters.
 fn shellish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
