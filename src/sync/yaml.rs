@@ -145,14 +145,29 @@ pub(super) fn python_float(f: f64) -> String {
 /// hundred (`<<: *dep` merges of a dozen keys).
 pub(super) const MAX_ALIAS_NODES: usize = 100_000;
 
+/// Sequences and mappings nested deeper than this are refused: the tree is
+/// dropped, cloned and walked recursively. Real master configs and recipes
+/// nest under ten levels.
+pub(super) const MAX_DEPTH: usize = 64;
+
 /// Parses one YAML document. Errors name the line.
 pub(super) fn parse(text: &str) -> Result<Node, String> {
     text::printable(text)?;
     let mut builder = Builder::default();
     let mut parser = Parser::new_from_str(text);
-    parser
-        .load(&mut builder, false)
-        .map_err(|e| format!("line {}: {}", e.marker().line(), e.info()))?;
+    // The events are pulled here rather than through yaml-rust2's `load`,
+    // which recurses once per nesting level (`- - - … 1` is two bytes a
+    // level): the parser itself is a state machine, and the builder keeps
+    // its own stack, bounded by MAX_DEPTH. One document, as `load(_, false)`.
+    loop {
+        let (event, mark) = parser
+            .next_token()
+            .map_err(|e| format!("line {}: {}", e.marker().line(), e.info()))?;
+        if matches!(event, Event::DocumentEnd | Event::StreamEnd) {
+            break;
+        }
+        builder.on_event(event, mark);
+    }
     if let Some(e) = builder.error {
         return Err(e);
     }
@@ -272,6 +287,12 @@ impl Builder {
     fn check_container(&self, tag: Option<&Tag>, want: &str, line: usize) -> Result<(), String> {
         if self.expects_key() {
             return Err(format!("line {line}: a mapping key must be a scalar"));
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(format!(
+                "line {line}: sequences and mappings nested deeper than {MAX_DEPTH} \
+                 (mdbook-agentx's bound on YAML nesting)"
+            ));
         }
         match tag {
             None => Ok(()),

@@ -54,10 +54,16 @@ struct Acc {
     /// Why an unquoted unknown text was expanded: how it splits into words
     /// cannot be known.
     split_unknown: Option<String>,
+    /// The bytes of the fields so far, each field counted with its overhead.
+    bytes: usize,
 }
+
+/// What one field costs beyond its text (a `Val` and its `String`).
+const FIELD_BYTES: usize = std::mem::size_of::<Val>();
 
 impl Acc {
     fn push(&mut self, v: Val) {
+        self.bytes += v.text_len();
         let cur = self.cur.take().unwrap_or(Val::known(""));
         self.cur = Some(cur.cat(v));
     }
@@ -111,6 +117,7 @@ impl Acc {
 
     fn end_field(&mut self) {
         if let Some(c) = self.cur.take() {
+            self.bytes += FIELD_BYTES;
             self.done.push(c);
         }
     }
@@ -135,6 +142,7 @@ impl Acc {
             self.push(v);
             if i + 1 < n {
                 let c = self.cur.take().unwrap_or(Val::known(""));
+                self.bytes += FIELD_BYTES;
                 self.done.push(c);
             }
         }
@@ -204,10 +212,13 @@ impl Interp<'_> {
             globby: false,
             saw_many: false,
             split_unknown: None,
+            bytes: 0,
         };
         for p in &pieces {
             self.piece(&p.piece, false, &mut acc)?;
+            self.room_for(acc.bytes)?;
         }
+        self.charge_bytes(acc.bytes)?;
         if mode == Mode::Fields && pattern::has_brace_expansion(&pieces) {
             return Err(self.fail(format!("`{text}` would undergo brace expansion")));
         }

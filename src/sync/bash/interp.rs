@@ -20,6 +20,11 @@ use crate::util::escape;
 
 /// Commands run before the interpreter gives up (bounds any input's cost).
 const MAX_STEPS: usize = 200_000;
+/// Bytes all expansions and subshell copies of one run may produce: every
+/// value a script holds was made by an expansion, so this bounds its memory
+/// (`x=$x$x` forty times asked for 2^40 bytes). The real scripts produce
+/// well under 1 MiB.
+const MAX_EXPANDED_BYTES: usize = 64 << 20;
 /// Function calls and `source`s nested deeper than this are refused.
 pub(super) const MAX_DEPTH: usize = 32;
 
@@ -73,6 +78,8 @@ pub(super) struct Interp<'a> {
     /// Files sourced below the script (0 in the script itself).
     pub sourced: usize,
     steps: usize,
+    /// Bytes expansions and subshell copies produced so far.
+    expanded: usize,
     pub depth: usize,
     /// Inside a condition: `set -e` does not apply.
     pub in_condition: usize,
@@ -96,6 +103,7 @@ impl<'a> Interp<'a> {
             line: 0,
             sourced: 0,
             steps: 0,
+            expanded: 0,
             depth: 0,
             in_condition: 0,
             assign_only: false,
@@ -114,12 +122,36 @@ impl<'a> Interp<'a> {
 
     /// Counts a step; refuses inputs that would run too long.
     pub(super) fn tick(&mut self) -> Result<(), Halt> {
+        self.count_step().map_err(|e| self.fail(e))
+    }
+
+    /// A step, the message without `file:line` (arithmetic adds it).
+    fn count_step(&mut self) -> Result<(), String> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
+            return Err(format!(
+                "more than {MAX_STEPS} steps (commands, words and variables arithmetic \
+                 reads); not interpreted further"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses when `more` bytes would pass the run's expansion bound.
+    pub(super) fn room_for(&self, more: usize) -> Result<(), Halt> {
+        if self.expanded.saturating_add(more) > MAX_EXPANDED_BYTES {
             return Err(self.fail(format!(
-                "more than {MAX_STEPS} steps; not interpreted further"
+                "expansions would produce more than {} MiB; not interpreted further",
+                MAX_EXPANDED_BYTES >> 20
             )));
         }
+        Ok(())
+    }
+
+    /// Counts `bytes` produced against the run's expansion bound.
+    pub(super) fn charge_bytes(&mut self, bytes: usize) -> Result<(), Halt> {
+        self.room_for(bytes)?;
+        self.expanded += bytes;
         Ok(())
     }
 
@@ -200,6 +232,9 @@ impl<'a> Interp<'a> {
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<i32, Halt>,
     ) -> Result<i32, Halt> {
+        // The copy is as large as the state: counted like an expansion, so
+        // 200,000 pipelines of a large state cannot copy without end.
+        self.charge_bytes(self.st.vars.bytes())?;
         let saved = self.st.clone();
         let funcs = self.funcs.clone();
         let r = f(self);
@@ -439,6 +474,10 @@ impl arith::ArithVars for Interp<'_> {
 
     fn nounset(&self) -> bool {
         self.st.options.nounset
+    }
+
+    fn charge(&mut self) -> Result<(), String> {
+        self.count_step()
     }
 
     fn assign(&mut self, name: &str, index: Option<i64>, value: i64) -> Result<(), String> {

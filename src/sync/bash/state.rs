@@ -99,6 +99,20 @@ impl Val {
         }
     }
 
+    /// The length of the text a value carries (its text, path or reason),
+    /// which the interpreter's byte bound counts: every kind counts, since a
+    /// checkout path grows with the known text after it.
+    pub(super) fn text_len(&self) -> usize {
+        match self {
+            Val::Known(s)
+            | Val::Unknown(s)
+            | Val::NonEmpty(s)
+            | Val::InCheckout(s)
+            | Val::PathOf(s)
+            | Val::MaybeUnset(s) => s.len(),
+        }
+    }
+
     /// The text, or an error saying why it is unknown.
     pub(super) fn text(&self) -> Result<&str, String> {
         match self {
@@ -109,6 +123,11 @@ impl Val {
             )),
         }
     }
+}
+
+/// The bytes of a value: its text (or reason) and the value itself.
+fn val_bytes(v: &Val) -> usize {
+    std::mem::size_of::<Val>() + v.text_len()
 }
 
 /// A variable's content. Arrays are indexed and dense.
@@ -227,6 +246,22 @@ impl Vars {
 
     pub(super) fn pop_frame(&mut self) {
         self.frames.pop();
+    }
+
+    /// About the bytes the variables hold (names and texts, every scope).
+    pub(super) fn bytes(&self) -> usize {
+        let entry = |(name, e): (&String, Option<&Entry>)| {
+            name.len()
+                + e.map_or(0, |e| match &e.var {
+                    Var::Scalar(v) => val_bytes(v),
+                    Var::Array(a) => a.iter().map(val_bytes).sum(),
+                })
+        };
+        let global: usize = self.global.iter().map(|(n, e)| entry((n, Some(e)))).sum();
+        let frames: usize = (self.frames.iter().flatten())
+            .map(|(n, e)| entry((n, e.as_ref())))
+            .sum();
+        global + frames
     }
 
     /// Every visible exported variable, sorted by name.

@@ -305,6 +305,77 @@ fn guard_rule_notes_what_it_assumed() {
     assert!(notes[0].ends_with("(guard rule)"));
 }
 
+/// Scripts a hostile snapshot could hold, each refused with a message
+/// naming its bound: arithmetic whose tree nests by operators rather than
+/// parentheses (the parser and the evaluator recurse per operator, and
+/// 5,000 of them exhausted the stack: the process aborted).
+#[test]
+fn arithmetic_operator_chains_are_refused() {
+    let chains = [
+        ("unary minus", "- ".repeat(5_000)),
+        ("logical not", "!".repeat(50_000)),
+        ("bitwise not", "~".repeat(50_000)),
+        ("ternary", "1?1:".repeat(20_000)),
+        ("sum", "1+".repeat(50_000)),
+        ("assignment", "a=".repeat(50_000)),
+    ];
+    for (what, chain) in chains {
+        let err = err_of(&format!("X=$(( {chain}1 ))\n{L} $X\n"), &[]);
+        assert!(err.contains("operators"), "{what}: {err}");
+    }
+    // A real expression is still evaluated, and a chain within the bound.
+    let within = format!("X=$(( {}1 ))\n{L} $X\n", "- ".repeat(60));
+    assert_eq!(argv_of(&within, &[]), "1");
+    let real = "((144 * TP * 31 + 14) / 15 + TP) > 64 ? 64 : -(-TP)";
+    assert_eq!(
+        argv_of(&format!("X=$(( {real} ))\n{L} $X\n"), &[("TP", "2")]),
+        "64"
+    );
+}
+
+/// A value read by arithmetic is arithmetic again, so five variables of 32
+/// references each made 32^5 evaluations in one `$(( ))` (23 s; six, about
+/// twelve minutes): every variable arithmetic reads counts as a step.
+#[test]
+fn arithmetic_references_count_as_steps() {
+    let mut script = String::new();
+    for (name, next) in ["a", "b", "c", "d", "e", "f"]
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+    {
+        script.push_str(&format!("{name}='{}'\n", vec![next; 32].join("+")));
+    }
+    script.push_str(&format!("f=1\nX=$((a))\n{L} $X\n"));
+    let err = err_of(&script, &[]);
+    assert!(err.contains("steps"), "{err}");
+}
+
+/// Values that double at each step: a string, an array, a function's
+/// result, 40 times (2^40 bytes: the machine ran out of memory, 21 GB
+/// before the kernel killed it). What expansions produce is bounded.
+#[test]
+fn doubling_values_are_refused() {
+    let cases = [
+        ("string", format!("x=ab\n{}", "x=$x$x\n".repeat(40))),
+        (
+            "array",
+            format!("A=(a)\n{}", "A=(\"${A[@]}\" \"${A[@]}\")\n".repeat(40)),
+        ),
+        (
+            "function",
+            format!("x=ab\nf() {{ x=$x$x; }}\n{}", "f\n".repeat(40)),
+        ),
+        (
+            "loop",
+            format!("x=ab\nfor i in {}; do x=$x$x; done\n", "a ".repeat(40)),
+        ),
+    ];
+    for (what, script) in cases {
+        let err = err_of(&format!("{script}{L}\n"), &[]);
+        assert!(err.contains("MiB"), "{what}: {err}");
+    }
+}
+
 /// Bash-ish text: shell syntax, expansions, quotes and multibyte characters.
 fn shellish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![

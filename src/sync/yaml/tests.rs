@@ -146,3 +146,31 @@ fn an_alias_bomb_is_refused_at_its_line() {
     let doc = parse(&four).unwrap();
     assert_eq!(doc.get("d").unwrap().as_seq().unwrap().len(), 9);
 }
+
+/// Nesting yaml-rust2's `load` recursed into once per level: `- - - … 1`
+/// (two bytes a level: 1,000 levels overflowed a test thread's stack, a
+/// few thousand sync's main thread, and the process aborted) and block
+/// mappings indented a space a level. Refused with the line instead; flow
+/// collections hit yaml-rust2's own limit.
+#[test]
+fn deep_nesting_is_refused_not_recursed() {
+    let dashes = format!("{}1\n", "- ".repeat(100_000));
+    let maps: String = (0..1_000)
+        .map(|i| format!("{}a:\n", " ".repeat(i)))
+        .collect();
+    let flow = format!("a: {}1{}\n", "[".repeat(1_000), "]".repeat(1_000));
+    for (what, text) in [("dashes", dashes), ("mappings", maps), ("flow", flow)] {
+        let err = parse(&text).unwrap_err();
+        assert!(
+            err.contains("nested deeper than") || err.contains("recursion limit"),
+            "{what}: {err}"
+        );
+        assert!(err.starts_with("line "), "{what}: {err}");
+    }
+    // Within the bound the document is read, as before.
+    let mut node = &parse(&format!("{}1\n", "- ".repeat(60))).unwrap();
+    for _ in 0..60 {
+        node = &node.as_seq().unwrap()[0];
+    }
+    assert_eq!(node.as_int(), Some(1));
+}
