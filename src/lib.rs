@@ -35,7 +35,7 @@
 //! paths), on `data` and used from `preprocessor` on; `sync` beside
 //! `decode`, on `data`, `decode` and `manifest`; `install` on `book`,
 //! `preprocessor` and `site`).
-//! The README's layout section draws the whole graph.
+//! ARCHITECTURE.md draws the whole graph and maps every module.
 
 mod book;
 mod check;

@@ -5,9 +5,9 @@
 //! make a site of many GB (one 50 MB flag value took 5.5 GB of memory;
 //! 30,000 points of one deployment did not fit in 7.4 GB).
 //!
-//! Each bound is far above the real pages (the README's "Untrusted data"
-//! gives the figures) and fixed: nothing real comes near, and a page that did would
-//! read better split. Every refusal names the JSON path, the count, the
+//! Each bound is far above the real pages (the guide's chapter on bounded
+//! work, `content/guide/bounded-work.md`, gives the figures) and fixed:
+//! nothing real comes near, and a page that did would read better split. Every refusal names the JSON path, the count, the
 //! bound and the fix.
 
 use super::schema::AgentxData;

@@ -2,8 +2,10 @@
 //! becomes a [`CommandSet`]: ordered processes with their command text,
 //! placeholders, status, notes, provenance and image status.
 //!
-//! The rules follow the cookbook renderer (`_agentx.jsx`) and its generator
-//! (`kv.py`), as written down in `docs/agentx-format.md` §3.
+//! The rules follow the cookbook renderer and its generator, as
+//! `docs/agentx-format.md` states them: materialising a router's blocks
+//! (§3.1), diffs (§3.2), points (§3.3), KV tiers (§3.4), routers (§3.5),
+//! status (§3.6) and the shell text (§4).
 //!
 //! The decoded model ([`model`]) is the single source for everything
 //! downstream: `render`, `stats`, `check` and `manifest` never read the raw

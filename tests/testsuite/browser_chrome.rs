@@ -159,6 +159,7 @@ impl Sites {
 /// The largest deployment chapter of the sample (60 command sets).
 const DEPLOYMENT: &str = "models/muse-spark-open/musespark-fp4-gb200-sglang-agentic-dflash-0.html";
 const MODEL: &str = "models/deepseek-v4.1.html";
+const GUIDE: &str = "guide/reference.html";
 /// The model page at its lane table, and a command set with Env Vars and two
 /// processes, for the screenshots.
 const MODEL_LANES: &str = "models/deepseek-v4.1.html#deployments";
@@ -182,6 +183,8 @@ fn browser_chrome_accessibility_and_layout() {
         ("landing", Sites::url(&sites.sample, "index.html")),
         ("model page", Sites::url(&sites.sample, MODEL)),
         ("deployment chapter", Sites::url(&sites.sample, DEPLOYMENT)),
+        // A page of the user guide: its tables of options and code.
+        ("guide page", Sites::url(&sites.sample, GUIDE)),
         (
             "all chapters",
             Sites::url(&sites.large, "all-chapters.html"),

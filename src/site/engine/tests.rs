@@ -145,8 +145,8 @@ fn rebuilds_only_what_changed_and_match_a_fresh_render() {
 #[test]
 fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
     let book = sample_book_copy("engine-expansions");
-    // A second chapter showing DeepSeek-V4.1 (the authoring guide's
-    // directive is in a code block: not expanded).
+    // A second chapter showing DeepSeek-V4.1 (the guide's directives are in
+    // code: not expanded).
     let intro = book.join("content/intro.md");
     std::fs::write(
         &intro,
@@ -170,8 +170,8 @@ fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
         std::fs::write(&path, edited).unwrap();
         vec![Change::Data(vec![path])]
     };
-    // Six model chapters, the introduction, and the authoring guide (its
-    // escaped directive is expanded to the literal text).
+    // Six model chapters, the introduction, and the guide's chapter on the
+    // directive (its escaped directive is expanded to the literal text).
     assert_eq!(rebuild(&[Change::Content]), 8);
     assert_eq!(rebuild(&[Change::Content]), 0);
     assert_eq!(rebuild(&edit("agentx/muse-spark-open.json")), 1);
