@@ -5,7 +5,7 @@
 //! (docs/sync-bash-lanes.md, "From the launch to the cell").
 //! Uses `sync::*`.
 
-use super::super::yaml::{Node, Value};
+use super::super::input::yaml::{Node, Value};
 use super::commands::SERVER_MODULE;
 use super::interp::Launch;
 
