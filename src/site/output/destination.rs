@@ -28,7 +28,7 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use super::publish::is_generation;
 use crate::book::{BookDir, TEMPLATES_DIR, THEME_DIR};
@@ -291,7 +291,7 @@ fn check_existing_dir(real: &Path, named: &str) -> Result<()> {
         );
     }
     let mut entries = std::fs::read_dir(real)
-        .map_err(|e| anyhow::anyhow!("cannot list {}: {e}", shown_path(real).display()))?;
+        .with_context(|| format!("cannot list {}", shown_path(real).display()))?;
     let empty = entries.next().is_none();
     // A site of this tool holds its manifest (`agentx-manifest.json` when
     // an earlier version built it).

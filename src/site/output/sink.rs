@@ -133,7 +133,7 @@ pub(crate) fn write_file_atomically(out: &Path, bytes: &[u8]) -> Result<()> {
         .and_then(|()| tmp.flush())
         .with_context(|| format!("cannot write {}", tmp.path().display()))?;
     tmp.persist(&real)
-        .map_err(|e| anyhow::anyhow!(e.error))
+        .map_err(|e| e.error)
         .with_context(|| format!("cannot write {}", out.display()))?;
     Ok(())
 }
