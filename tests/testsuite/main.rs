@@ -40,6 +40,7 @@ mod support;
 mod sync;
 mod sync_acceptance;
 mod sync_bash;
+mod sync_bash_either;
 mod sync_safety;
 mod terminal;
 mod text_inputs;

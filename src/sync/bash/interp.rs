@@ -4,7 +4,8 @@
 //! `[[ ]]`, functions, `set -e`/`-u`. Simple commands are in
 //! [`super::commands`]. Where bash would need to run something to decide, the
 //! interpreter stops with a message naming `file:line`, except for the guard
-//! rule (docs/sync-bash-lanes.md). Uses `sync::bash::*`.
+//! and neutral-branch rules (docs/sync-bash-lanes.md). Uses `sync::bash::*` and
+//! `util::escape` (its notes are Markdown for the report).
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -12,8 +13,10 @@ use std::rc::Rc;
 use brush_parser::ast::{self, CompoundCommand as C};
 
 use super::arith;
+use super::library::Effects;
 use super::state::{State, Val, Var};
 use super::syntax::{self, Script};
+use crate::util::escape;
 
 /// Commands run before the interpreter gives up (bounds any input's cost).
 const MAX_STEPS: usize = 200_000;
@@ -43,8 +46,10 @@ pub(super) trait Files {
 /// The server launch: its argv and the environment the script exported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Launch {
-    pub argv: Vec<String>,
-    pub env: BTreeMap<String, String>,
+    /// Words that may be unknown: the mapping refuses those the page would
+    /// show (docs/sync-bash-lanes.md, "Values that cannot be known").
+    pub argv: Vec<Val>,
+    pub env: BTreeMap<String, Val>,
     /// `file:line` of the launching command.
     pub at: String,
 }
@@ -71,6 +76,12 @@ pub(super) struct Interp<'a> {
     pub depth: usize,
     /// Inside a condition: `set -e` does not apply.
     pub in_condition: usize,
+    /// Expanding an assignment without a command (`NAME="$(…)"`): its
+    /// status is its last command substitution's.
+    pub assign_only: bool,
+    /// Image patches the manifest vouches for: `path:line` → why the patch
+    /// does not change how the server serves.
+    pub reviewed_patches: BTreeMap<String, String>,
 }
 
 impl<'a> Interp<'a> {
@@ -87,6 +98,8 @@ impl<'a> Interp<'a> {
             steps: 0,
             depth: 0,
             in_condition: 0,
+            assign_only: false,
+            reviewed_patches: BTreeMap::new(),
         }
     }
 
@@ -156,10 +169,12 @@ impl<'a> Interp<'a> {
         let status = match p.seq.as_slice() {
             [one] => self.command(one)?,
             parts => {
+                // Each part runs in a subshell. The status is the last part's,
+                // or with `pipefail` the last failing part's.
                 let mut status = 0;
                 for c in parts {
                     let s = self.subshell(|me| me.command(c))?;
-                    if s != 0 {
+                    if s != 0 || !self.st.options.pipefail {
                         status = s;
                     }
                 }
@@ -192,7 +207,8 @@ impl<'a> Interp<'a> {
         self.funcs = funcs;
         match r {
             Ok(s) | Err(Halt::Exit(s)) | Err(Halt::Return(s)) => Ok(s),
-            Err(Halt::Opaque(why)) => Err(self.fail(format!("{why}; the status cannot be known"))),
+            // An undecidable status stays undecidable: the `if` it decides
+            // judges it (the guard and neutral-branch rules), else it is refused.
             Err(e) => Err(e),
         }
     }
@@ -278,23 +294,46 @@ impl<'a> Interp<'a> {
         Ok(0)
     }
 
-    /// The guard rule: an `if` without `else` whose condition cannot be
-    /// decided and whose body ends in `exit N` (N ≠ 0) was not taken — the
-    /// measured run got past it to the launch.
+    /// An `if` whose condition cannot be decided. Without `else`, the guard
+    /// rule: when its body ends in `exit N` (N ≠ 0), it was not taken — the
+    /// measured run got past it to the launch; and the neutral-branch rule:
+    /// when its body cannot change the shell (no assignment, no function, no
+    /// builtin that changes the shell: only programs), the launch is the same
+    /// either way; the body is run, so its programs are judged as any others.
+    /// Otherwise the either-way rule ([`super::either`]).
     fn guard(&mut self, i: &ast::IfClauseCommand, line: usize, why: &str) -> Result<i32, Halt> {
         self.line = line;
-        if self.launch.is_none() && i.elses.is_none() && ends_in_error_exit(&i.then) {
-            let note = format!(
-                "{}: {why}; its branch only exits with an error, so the measured run did not \
-                 take it (guard rule)",
-                self.at()
-            );
-            if !self.notes.contains(&note) {
-                self.notes.push(note);
-            }
+        if i.elses.is_some() {
+            return self.either_way(i, why);
+        }
+        if self.launch.is_none() && ends_in_error_exit(&i.then) {
+            self.note(format!(
+                "{}: {}; its branch only exits with an error, so the measured run did not take \
+                 it (guard rule)",
+                escape::code(&self.at()),
+                escape::text(why)
+            ));
             return Ok(0);
         }
-        Err(self.fail(format!("{why}; the `if` cannot be decided")))
+        let funcs = &self.funcs;
+        if Effects::of_list(&i.then).leaves_shell_unchanged(|c| funcs.contains_key(c)) {
+            self.note(format!(
+                "{}: {}; its branch changes no variable and runs only programs, so the launch \
+                 is the same whichever way it went (neutral-branch rule)",
+                escape::code(&self.at()),
+                escape::text(why)
+            ));
+            return self.list(&i.then);
+        }
+        self.either_way(i, why)
+    }
+
+    /// A note for the reviewer, once: Markdown for the report, data in it
+    /// through the escaping module.
+    pub(super) fn note(&mut self, note: String) {
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
     }
 
     fn case_clause(&mut self, c: &ast::CaseClauseCommand) -> Result<i32, Halt> {
@@ -391,7 +430,10 @@ impl arith::ArithVars for Interp<'_> {
         match v {
             None => Ok(None),
             Some(Val::Known(s)) => Ok(Some(s)),
-            Some(Val::Unknown(why)) => Err(format!("`{name}` is not known statically ({why})")),
+            Some(other) => Err(format!(
+                "`{name}` is not known statically ({})",
+                other.why()
+            )),
         }
     }
 

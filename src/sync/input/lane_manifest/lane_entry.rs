@@ -1,6 +1,6 @@
 //! One `[[lane]]` of the lane manifest: its raw form, the validated
 //! [`Lane`], and the checks that need nothing but the entry (commits, review
-//! state, jobs, curves). Every error names the lane's `file:line`. Uses
+//! state, jobs, curves, image patches). Every error names the lane's `file:line`. Uses
 //! `data` (review states).
 
 use std::collections::BTreeMap;
@@ -46,6 +46,8 @@ pub(super) struct RawLane {
     recipe_commit: Option<Spanned<String>>,
     #[serde(default)]
     includes_commit: Option<Spanned<String>>,
+    #[serde(default)]
+    image_patches: BTreeMap<String, String>,
     #[serde(default)]
     curves: Option<RawCurves>,
     #[serde(default)]
@@ -104,6 +106,9 @@ pub(in crate::sync) struct Lane {
     /// Bash lanes: read what the script pulls in (`benchmark_lib.sh`,
     /// `configs/runners.yaml`) here instead of at the script's commit.
     pub includes_commit: Option<String>,
+    /// Bash lanes: image patches a reviewer vouched for, `<script path>:<line>`
+    /// of the `sed -i` → why it does not change how the server serves.
+    pub image_patches: BTreeMap<String, String>,
     pub curves: Option<Curves>,
     pub frontends: Option<u32>,
     pub thinking: String,
@@ -125,6 +130,7 @@ pub(super) fn parse(
         err("`page` is empty".into());
     }
     check_commits(raw, &mut err);
+    check_image_patches(raw, &mut err);
     check_status(raw, &mut err);
     let date = raw.date.as_ref().and_then(|d| {
         let t = date_text(d);
@@ -165,6 +171,7 @@ pub(super) fn parse(
             .map(|e| (e.get_ref().clone(), at(e.span().start))),
         recipe_commit: raw.recipe_commit.as_ref().map(|c| c.get_ref().clone()),
         includes_commit: raw.includes_commit.as_ref().map(|c| c.get_ref().clone()),
+        image_patches: raw.image_patches.clone(),
         curves,
         frontends: raw.frontends,
         thinking: raw
@@ -205,6 +212,23 @@ fn check_commits(raw: &RawLane, err: &mut dyn FnMut(String)) {
     }
     if raw.master_commit.is_some() && raw.master_entry.is_some() {
         err("give `master-commit` or `master-entry`, not both".into());
+    }
+}
+
+/// `image-patches`: `<script path>:<line>` keys, each with a reason.
+fn check_image_patches(raw: &RawLane, err: &mut dyn FnMut(String)) {
+    for (at, why) in &raw.image_patches {
+        let line = at.rsplit_once(':').map(|(_, l)| l);
+        if !line.is_some_and(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit())) {
+            err(format!(
+                "image-patches: `{at}` is not `<script path>:<line>` (copy it from the refusal)"
+            ));
+        }
+        if why.trim().is_empty() {
+            err(format!(
+                "image-patches: `{at}` needs the reason the patch does not change serving"
+            ));
+        }
     }
 }
 
