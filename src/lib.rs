@@ -79,12 +79,12 @@ pub use crate::preprocessor::{
 };
 pub use crate::report::{BaseRef, NewLines, Report, run as report};
 pub use crate::serve::{BookWatcher, Burst, ServeOptions, Server, WatchMode};
+pub use crate::site::agents::mdbook::{
+    AGENT_FILES_RENDERER, AgentFilesReport, publish_agent_files, render_agent_files,
+};
 pub use crate::site::engine::{Change, Engine, Rebuild};
 pub use crate::site::export::{
     SingleFile, export_offline, single_file as export_single_file, write_single_file,
-};
-pub use crate::site::mdbook_agents::{
-    AGENT_FILES_RENDERER, AgentFilesReport, publish_agent_files, render_agent_files,
 };
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};

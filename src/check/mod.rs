@@ -27,7 +27,8 @@ use self::tiers::check_tiers;
 use crate::book::BookDir;
 use crate::decode::DecodedPage;
 use crate::preprocessor::Library;
-use crate::site::{EntrySink, check_links, links};
+use crate::site::pages::links;
+use crate::site::{EntrySink, check_links};
 
 /// What the checks of one data file's page found, kept until every page
 /// is checked (a page's findings, not its decoded data).

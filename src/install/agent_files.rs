@@ -1,6 +1,6 @@
 //! `install --agent-files`: the `[output.html-agentx]` renderer, which
 //! writes `llms.txt`, `llms-full.txt`, `launches.json` and a Markdown twin
-//! of every page beside mdBook's HTML (see `site::mdbook_agents`).
+//! of every page beside mdBook's HTML (see `site::agents::mdbook`).
 
 use std::path::Path;
 
@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use toml_edit::{DocumentMut, Item, Table, value};
 
 use super::InstallReport;
-use crate::site::mdbook_agents::AGENT_FILES_RENDERER;
+use crate::site::agents::mdbook::AGENT_FILES_RENDERER;
 
 /// Adds `[output.html-agentx]` running this binary's `agent-files`, with
 /// the command of `[preprocessor.agentx]` when it names one (so a book that

@@ -130,7 +130,7 @@ fn next_burst(
     rx: &Receiver<notify::Result<notify::Event>>,
     notices: &mut Vec<Notice>,
 ) -> Result<(Vec<PathBuf>, Instant)> {
-    let first = rx.recv().map_err(|_| anyhow!("the file watcher stopped"))?;
+    let first = rx.recv().context("the file watcher stopped")?;
     let start = Instant::now();
     let mut paths = Vec::new();
     let mut add = |ev: notify::Result<notify::Event>| match ev {

@@ -12,16 +12,16 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use super::cache::{CacheKeys, RenderCache};
-use super::destination::{OutputKind, check_output};
-use super::layout::redirect_html;
-use super::output::{FileSink, Inspect, Inspected, MemoryFiles, SiteFile, Staging};
-use super::page_html::LinkMode;
+use super::output::destination::{OutputKind, check_output};
+use super::output::sink::{FileSink, Inspect, Inspected, MemoryFiles, SiteFile, Staging};
+use super::pages::layout::redirect_html;
+use super::pages::page_html::LinkMode;
+use super::pages::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, sidebar_is_shortened};
 use super::search::{SEARCH_INDEX, SearchPage, search_index_script, site_page};
-use super::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, sidebar_is_shortened};
 use super::theme::Theme;
 use super::{
     BuildOptions, BuildReport, EntrySink, ExpandOptions, RenderCounts, Rendered, Site, agents,
-    href, html_path, links, page_html, spill,
+    href, html_path, pages::links, pages::page_html, spill,
 };
 use crate::book::BookDir;
 use crate::preprocessor::Residency;
@@ -105,7 +105,7 @@ impl Site {
         texts: Option<&dyn agents::CopyAllTexts>,
     ) -> Result<RenderCounts> {
         assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
-        let capped = super::capped::Capped::new(out, self.dir.agentx.max_site_bytes());
+        let capped = super::output::capped::Capped::new(out, self.dir.agentx.max_site_bytes());
         let out: &dyn FileSink = &capped;
         // Cache keys hash each page's Markdown, which a spilled page lacks.
         assert!(

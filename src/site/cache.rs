@@ -7,7 +7,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use super::page_html::RenderedMarkdown;
+use super::pages::page_html::RenderedMarkdown;
 use super::search::{Catalog, SearchPage};
 use super::{BuildOptions, Site};
 use crate::preprocessor::DeploymentSummary;

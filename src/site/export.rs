@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::destination::{OutputKind, SINGLE_FILE_MARKER, check_output};
-use super::output::write_file_atomically;
-use super::page_html::{self, LinkMode};
+use super::output::destination::{OutputKind, SINGLE_FILE_MARKER, check_output};
+use super::output::sink::write_file_atomically;
+use super::pages::page_html::{self, LinkMode};
+use super::pages::sidebar::SidebarKind;
 use super::remote::{remote_assets, remote_css_urls};
 use super::search::{SearchPage, search_index_inline};
-use super::sidebar::SidebarKind;
 use super::theme::{HIGHLIGHT_CSS, Theme};
 use super::{BuildOptions, SidebarItem, Site};
 use crate::util::escape;
@@ -166,7 +166,7 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> Result<(String,
         let options = site.dir.html.markdown;
         let r = page_html::render(&page.markdown, &page.path, &mode, options);
         let body = match (&overview, i == site.landing_page()) {
-            (Some(o), true) => super::layout::after_title(&r.html, o),
+            (Some(o), true) => super::pages::layout::after_title(&r.html, o),
             _ => r.html,
         };
         content.push_str(&format!(

@@ -1,41 +1,31 @@
 //! The standalone builder: `book.toml` + `SUMMARY.md` + chapters → HTML, with
 //! the AgentX preprocessor run in-process, tera templates, syntect highlighting,
 //! an embedded search index, and an atomic swap of the output directory.
-//! One module per output concern: [`page_html`] (a chapter's Markdown → its
-//! HTML body), [`sidebar`], [`layout`] (templates),
-//! [`search`] (with [`tokens`]), [`overview`] (the landing page's table of
-//! models), [`table`], [`output`] (sinks and staging), [`destination`]
-//! (where an output may go), [`cache`] (what rebuilds reuse), [`spill`] (a
-//! large book's Markdown waiting for its pages) and [`build`]; `engine`
+//! A folder per concern: [`pages`] (a chapter's Markdown → its HTML body, the
+//! sidebar, the page laid out in its template, the landing page's table of
+//! models, the link check), [`output`] (sinks and staging, where an output
+//! may go, publishing, the size bound), [`search`] (the index and its
+//! tokens) and [`agents`] (the book as Markdown: agent files, portable
+//! Markdown). Beside them: [`theme`], [`highlight`], [`cache`] (what
+//! rebuilds reuse), [`spill`] (a large book's Markdown waiting for its
+//! pages), [`build`], [`export`] (with [`remote`]), and `engine`, which
 //! drives rebuilds for `serve` and `watch`.
 //!
 //! May use: `book` (the book's config and paths), `preprocessor`, `render`
 //! (its class names), `manifest`, `decode`, `data`, `util`.
 
-mod agents;
+pub(crate) mod agents;
 mod build;
 mod cache;
-mod capped;
-pub(crate) mod destination;
 pub(crate) mod engine;
 pub(crate) mod export;
-mod heading_ids;
 pub(crate) mod highlight;
-mod layout;
-pub(crate) mod links;
-pub(crate) mod mdbook_agents;
 mod output;
-mod overview;
-pub(crate) mod page_html;
-mod portable;
-mod publish;
+pub(crate) mod pages;
 mod remote;
 mod search;
-mod sidebar;
 mod spill;
-mod table;
 pub(crate) mod theme;
-mod tokens;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -49,14 +39,14 @@ use crate::book::BookDir;
 use crate::preprocessor::{self, Residency};
 use crate::util::notice::{Notice, Notices};
 
+pub use self::agents::portable::{MarkdownReport, export_markdown};
 pub use self::build::build;
 pub(crate) use self::build::{book_manifest, build_inspected, check_links, output_dir};
 pub(crate) use self::cache::{ExpandCache, RenderCache};
-pub(crate) use self::output::{FileSink, SiteFile, write_atomically};
-pub use self::portable::{MarkdownReport, export_markdown};
+pub(crate) use self::output::sink::{FileSink, SiteFile, write_atomically};
+use self::pages::sidebar::flatten;
+pub(crate) use self::pages::sidebar::{SidebarIndex, SidebarItem};
 use self::search::Catalog;
-use self::sidebar::flatten;
-pub(crate) use self::sidebar::{SidebarIndex, SidebarItem};
 
 /// How [`build`] builds.
 #[derive(Debug, Clone, Default)]

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use super::export::single_file;
-use super::links::{self, attribute_values};
-use super::page_html::{LinkMode, render};
+use super::pages::links::{self, attribute_values};
+use super::pages::page_html::{LinkMode, render};
 use super::remote::remote_assets;
 use super::*;
-use crate::site::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, TOP_LEVEL_WINDOW};
+use crate::site::pages::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, TOP_LEVEL_WINDOW};
 use crate::test_support::{self as support, files_under};
 
 /// The whole error chain of a build that must fail.

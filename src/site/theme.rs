@@ -59,7 +59,7 @@ pub(crate) struct Theme {
 
 /// The built-in `sidebar.html` as registered: when a page's context has
 /// `sidebar_html` (the template's output, written by
-/// [`super::sidebar::sidebar_html`]), that, otherwise the template itself.
+/// [`super::pages::sidebar::sidebar_html`]), that, otherwise the template itself.
 fn builtin_sidebar_template(text: &str) -> String {
     format!(
         "{{% if sidebar_html is defined %}}{{{{ sidebar_html | safe }}}}{{% else %}}{text}{{% endif %}}"

@@ -1,14 +1,18 @@
-//! `sync`: AgentX data files generated from InferenceX lanes.
+//! `sync`: AgentX data files generated from InferenceX lanes, in three
+//! stages, one folder each: [`input`] (what is read), [`generate`] (what a
+//! lane becomes) and [`output`] (what is written).
 //!
-//! A lane manifest ([`lane_manifest`]) pins each lane to an InferenceX commit;
-//! the master config and srt-slurm recipes are read at those commits through
-//! one [`source::Source`] (a git directory or a snapshot folder); variants are
-//! resolved with srt-slurm's deep-merge ([`recipe`]), typed ([`spec`]) and
-//! turned into worker and front-door blocks ([`workers`], [`doors`]) through
-//! the rules table ([`rules`], data in `rules.toml`); points become cells
-//! ([`cells`], [`kv`]), encoded against point 0 ([`encode`]), written as one
-//! file per page ([`page`], [`json`]) only after every point decoded back to
-//! its blocks; then a report ([`report`]).
+//! A lane manifest ([`input::lane_manifest`]) pins each lane to an InferenceX
+//! commit; the master config and srt-slurm recipes are read at those commits
+//! through one [`input::source::Source`] (a git directory or a snapshot
+//! folder); variants are resolved with srt-slurm's deep-merge
+//! ([`input::recipe`]), typed ([`input::spec`]) and turned into worker and
+//! front-door blocks ([`generate::workers`], [`generate::doors`]) through the
+//! rules table ([`rules`], data in `rules.toml`); bash-script lanes are
+//! interpreted ([`bash`]); points become cells ([`generate::cells`],
+//! [`generate::kv`]), encoded against point 0 ([`output::encode`]), written as
+//! one file per page ([`output::page`], [`output::json`]) only after every
+//! point decoded back to its blocks; then a report ([`output::report`]).
 //!
 //! Sits beside `decode` and writes data; nothing in the library uses it.
 //!
@@ -16,37 +20,22 @@
 //! mirrors), `manifest` (the comparison with `--previous`), `util`.
 
 mod bash;
-mod capped;
-mod cells;
-mod changes;
-mod doors;
-mod encode;
-mod golden;
-mod json;
-mod kv;
-mod lane;
-mod lane_manifest;
-mod master;
+mod generate;
+mod input;
 mod output;
-mod page;
-mod previous;
-mod reader;
-mod recipe;
-mod report;
 mod rules;
-mod source;
-mod spec;
-mod workers;
-mod yaml;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
+use self::generate::lane;
+use self::input::{lane_manifest, reader, source};
+pub use self::output::changes::{LostField, PageChanges, RemovedCell};
+use self::output::previous::{self, PreviousPage};
+use self::output::{changes, report, write};
 use crate::decode::DecodedPage;
 use crate::manifest::ManifestDiff;
-pub use changes::{LostField, PageChanges, RemovedCell};
-use previous::PreviousPage;
 
 /// The form a data file is written in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -255,8 +244,8 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
         });
     }
     let mut notes = Vec::new();
-    let pages = output::build_pages(&m, &results, &previous, options, &mut notes)?;
-    output::check_renames(&pages, &previous, options.allow_rename).map_err(SyncFailure::new)?;
+    let pages = write::build_pages(&m, &results, &previous, options, &mut notes)?;
+    write::check_renames(&pages, &previous, options.allow_rename).map_err(SyncFailure::new)?;
     notes.push(
         "nginx.conf files are written by this tool (srt-slurm's patched template is not \
          available offline); the commands do not depend on their text"
@@ -290,7 +279,7 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
         .is_some()
         .then(|| report::compare(&pages, &previous));
     let written =
-        output::write_pages(&options.out, &pages).map_err(|e| SyncFailure::new(vec![e]))?;
+        write::write_pages(&options.out, &pages).map_err(|e| SyncFailure::new(vec![e]))?;
     Ok(Synced {
         written,
         pages: pages.into_iter().map(|p| p.decoded).collect(),

@@ -8,8 +8,8 @@
 //! survives anywhere in the point, the page would show it, and the point is
 //! refused ([`Unknowns::check`]). Uses `sync::*`.
 
-use super::super::lane::LanePoint;
-use super::super::yaml::{Node, Value};
+use super::super::generate::lane::LanePoint;
+use super::super::input::yaml::{Node, Value};
 use super::commands::SERVER_MODULE;
 use super::interp::Launch;
 use super::state::Val;

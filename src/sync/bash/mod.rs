@@ -11,8 +11,9 @@
 //! recipe path's builders render ([`mapping`]). The rules are written out in
 //! docs/sync-bash-lanes.md.
 //!
-//! May use: `sync::{cells, doors, lane, lane_manifest, master, reader, yaml}` and
-//! what they export, and `util::escape` (the reviewer's text in notes).
+//! May use: `sync::generate::{cells, doors, lane}`,
+//! `sync::input::{lane_manifest, master, reader, recipe, yaml}` and what they
+//! export, and `util::escape` (the reviewer's text in notes).
 
 mod arith;
 mod awk;
@@ -39,12 +40,12 @@ mod tests_programs;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use super::doors::nginx::KnownFiles;
-use super::lane::{self, LaneFailure, LanePoint, PointError, PointInput};
-use super::lane_manifest::{Lane, LaneManifest};
-use super::master::{BashRow, MasterEntry, Row, RowKind};
-use super::reader::{Found, Reader};
-use super::recipe::Variant;
+use super::generate::doors::nginx::KnownFiles;
+use super::generate::lane::{self, LaneFailure, LanePoint, PointError, PointInput};
+use super::input::lane_manifest::{Lane, LaneManifest};
+use super::input::master::{BashRow, MasterEntry, Row, RowKind};
+use super::input::reader::{Found, Reader};
+use super::input::recipe::Variant;
 use interp::{Files, Halt, Interp, Launch};
 use launcher::Hardware;
 use state::{State, Val, Var};

@@ -178,7 +178,7 @@ fn image_patches_in_the_manifest_are_checked() {
              page = \"P\"\nconfig-key = \"k\"\ncommit = \"{sha}\"\nstatus = \"in-progress\"\n\
              image-patches = {patches}\n"
         );
-        super::super::lane_manifest::parse(&text, std::path::Path::new("m.toml"))
+        super::super::input::lane_manifest::parse(&text, std::path::Path::new("m.toml"))
     };
     let m = manifest("{ \"benchmarks/x.sh:130\" = \"reporting only: 日本\" }").unwrap();
     assert_eq!(
