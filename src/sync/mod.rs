@@ -222,8 +222,8 @@ fn group_unclassified(
 /// the first is renamed into place).
 /// `progress` gets one line per lane (`sync: lane 3/7 …`).
 ///
-/// The work runs on a thread of its own with a stack of
-/// [`bash::STACK_BYTES`]: the bash parser and interpreter recurse once per
+/// The work runs on a thread of its own with a 128 MiB stack
+/// (`bash::STACK_BYTES`): the bash parser and interpreter recurse once per
 /// nesting level of a recipe script, up to their caps, which the caller's
 /// stack (2 MiB on a test thread) cannot be trusted to hold.
 pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Synced, SyncFailure> {
