@@ -57,7 +57,7 @@ mod util;
 #[cfg(test)]
 mod test_support;
 
-pub use crate::book::{OnError, data_files};
+pub use crate::book::{OnError, data_files, standalone_outside_reads};
 pub use crate::check::run as check;
 pub use crate::check::{
     CheckReport, Finding, ImageTally, KvTally, LinkReport, TierProblem, registry::Severity,

@@ -20,6 +20,43 @@ pub use self::config::OnError;
 pub(crate) use self::config::{AgentxConfig, HtmlOptions, SourceAndData, over_max_site};
 use crate::util::fs::{Bounds, is_plain_relative};
 
+/// Refuses the book at `root` when its `book.toml` sets `allow-outside =
+/// true` and the command line did not say so too: the standalone commands
+/// (build, serve, watch, export, markdown, check, report, install) run on
+/// pull requests in CI, and a setting the book's own files can turn on would
+/// let them switch off the guard that keeps the build machine's files
+/// (`/proc/self/environ`, with the CI secrets) out of the site. Under mdBook
+/// the setting is honoured alone: there `book.toml` already runs commands
+/// (`command = …` of any preprocessor or renderer), so whoever builds a book
+/// with mdBook trusts its `book.toml` anyway.
+/// A `book.toml` that cannot be read here is left to the command, which
+/// reports it in its own words.
+pub fn standalone_outside_reads(root: &Path, on_command_line: bool) -> Result<()> {
+    let path = root.join("book.toml");
+    let Ok(text) = Bounds::strict(root).and_then(|b| b.read_to_string(&path)) else {
+        return Ok(());
+    };
+    let Ok(config) = toml::from_str::<toml::Value>(&text) else {
+        return Ok(());
+    };
+    let set = config
+        .get("preprocessor")
+        .and_then(|p| p.get("agentx"))
+        .and_then(|a| a.get("allow-outside"))
+        .is_some_and(|v| v.as_bool() != Some(false));
+    if set && !on_command_line {
+        bail!(
+            "{}: `allow-outside = true` under [preprocessor.agentx] lets the book read files \
+             outside it; the standalone commands honour it only with --allow-outside on the \
+             command line too (a book.toml from a pull request must not switch the guard \
+             off). Pass --allow-outside if you trust every path this book names, or remove \
+             the setting",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// Templates that override the built-in ones, relative to the book root.
 pub(crate) const TEMPLATES_DIR: &str = "templates";
 /// Theme files (stylesheets, scripts) that override the built-in ones.

@@ -14,6 +14,8 @@ pub(super) struct Args {
     /// Book directory (holding book.toml).
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// Output directory (default: [build] build-dir of book.toml, usually `book`).
     #[arg(short = 'd', long = "dest-dir")]
     dest: Option<PathBuf>,
@@ -26,6 +28,7 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
     let messages = Messages::new(&args.messages);
     let report = build(
         &args.book_dir,

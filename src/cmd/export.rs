@@ -12,6 +12,8 @@ pub(super) struct Args {
     /// Book directory (holding book.toml).
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// Write a self-contained site to this directory (local assets, relative links).
     #[arg(long, value_name = "OUT")]
     offline: Option<PathBuf>,
@@ -21,6 +23,7 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
     if let Some(out) = args.offline {
         let report = export_offline(&args.book_dir, &out)?;
         let messages = super::messages::Messages::human();

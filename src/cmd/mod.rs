@@ -112,6 +112,24 @@ enum Command {
     Sync(sync::Args),
 }
 
+/// `--allow-outside` of the commands that read a book.
+#[derive(clap::Args, Debug)]
+struct OutsideArgs {
+    /// Honour `allow-outside = true` of book.toml ([preprocessor.agentx]):
+    /// read files outside the book. Without this flag a book.toml setting it
+    /// is refused, so that a pull request cannot switch the guard off.
+    #[arg(long)]
+    allow_outside: bool,
+}
+
+impl OutsideArgs {
+    /// Refuses the book when its book.toml allows outside reads and this
+    /// command line does not.
+    fn check(&self, book_dir: &std::path::Path) -> Result<()> {
+        mdbook_agentx::standalone_outside_reads(book_dir, self.allow_outside)
+    }
+}
+
 /// `--format` of the commands that can print JSON.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum OutputFormat {

@@ -15,6 +15,8 @@ pub(super) struct Args {
     /// Book directory (holding book.toml).
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// Address to listen on; anything but loopback is reachable from other machines.
     #[arg(long, default_value = "127.0.0.1")]
     bind: std::net::IpAddr,
@@ -38,6 +40,7 @@ pub(super) struct Args {
 
 /// Builds, serves and rebuilds on change until the process is stopped.
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
     let messages = Messages::new(&args.messages);
     if !args.bind.is_loopback() {
         messages.notice(&Notice::warning(format!(

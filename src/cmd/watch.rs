@@ -16,6 +16,8 @@ pub(super) struct Args {
     /// Book directory (holding book.toml).
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// Output directory (default: [build] build-dir of book.toml).
     #[arg(short = 'd', long = "dest-dir")]
     dest: Option<PathBuf>,
@@ -32,6 +34,7 @@ pub(super) struct Args {
 
 /// Rebuilds on change and writes the site to disk until the process is stopped.
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
     let messages = Messages::new(&args.messages);
     let root = &args.book_dir;
     let mut engine = Engine::open(root)?;

@@ -210,7 +210,33 @@ fn group_unclassified(
 /// Runs a sync: every lane, every check, then the files (all staged before
 /// the first is renamed into place).
 /// `progress` gets one line per lane (`sync: lane 3/7 …`).
+///
+/// The work runs on a thread of its own with a 128 MiB stack
+/// (`bash::STACK_BYTES`): the bash parser and interpreter recurse once per
+/// nesting level of a recipe script, up to their caps, which the caller's
+/// stack (2 MiB on a test thread) cannot be trusted to hold.
 pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Synced, SyncFailure> {
+    let (lines, received) = std::sync::mpsc::channel::<String>();
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("sync".into())
+            .stack_size(bash::STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                // The receiver lives until this thread ends: a send cannot fail.
+                sync_here(options, &mut |line| drop(lines.send(line.to_string())))
+            })
+            .map_err(|e| SyncFailure::new(vec![format!("sync: cannot start its thread: {e}")]))?;
+        for line in received {
+            progress(&line);
+        }
+        worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// [`sync`] on the calling thread.
+fn sync_here(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Synced, SyncFailure> {
     let m = lane_manifest::load(&options.manifest).map_err(SyncFailure::new)?;
     let src = source::open(&options.inferencex).map_err(|e| SyncFailure::new(vec![e]))?;
     let previous: BTreeMap<String, PreviousPage> = match &options.previous {

@@ -363,3 +363,48 @@ fn bash_notes_keep_hostile_names_in_code_spans() {
     let guard = format!("`{probe}` would have to run to decide the condition");
     assert!(texts.contains(&guard), "{guard}\n{texts}\n{report}");
 }
+
+/// Issue 25, second round: a recipe script nesting bash keywords deeply
+/// (here 3,000 `if`s in a function the script never calls, 52 KB) made
+/// brush's parser recurse past the stack, and `sync` aborted (exit 134, no
+/// message). Now sync parses and interprets on a thread of its own whose
+/// stack holds the bound (a debug build needs about 16 MB for these 3,000
+/// levels, twice the main thread's 8 MiB), and past the bound the script is
+/// refused with its name and the bound, nothing written.
+#[test]
+fn deeply_nested_keywords_are_parsed_or_refused_not_a_crash() {
+    let dir = support::temp("sync-bash-nesting");
+    let snapshot = dir.join("snapshot");
+    support::copy_dir(&crate::sync::fixture("snapshot"), &snapshot);
+    let script = snapshot
+        .join("a1b2c3d4/inferencex-e2e/benchmarks/single_node/agentic/demo_fp8_b300_sglang_mtp.sh");
+    let original = support::read(&script);
+    let rules = "\n[defaults]\nkv-mooncake = \"none\"\n\n[rules.env]\nkeep = [\"DEMO_GREETING\"]\n";
+    std::fs::write(dir.join("lanes.toml"), format!("{FIXTURE_LANE}{rules}")).unwrap();
+    for (levels, refused) in [(3_000, false), (5_000, true)] {
+        let unused = format!(
+            "unused() {{\n{}:{}\n}}\n",
+            "if true; then ".repeat(levels),
+            "; fi".repeat(levels)
+        );
+        let text = original.replacen("CACHE_ARGS=()\n", &format!("{unused}CACHE_ARGS=()\n"), 1);
+        std::fs::write(&script, text).unwrap();
+        let out = dir.join(format!("out-{levels}"));
+        let o = sync(&dir.join("lanes.toml"), &snapshot, None, &out);
+        let err = stderr(&o);
+        if refused {
+            assert_eq!(o.status.code(), Some(1), "{levels}: {err}");
+            let want = "demo_fp8_b300_sglang_mtp.sh@a1b2c3d4: 50";
+            assert!(
+                err.contains(want) && err.contains(" openers ("),
+                "{want}\n{err}"
+            );
+            assert!(err.contains("more than 4096 are not read"), "{err}");
+            assert!(!out.exists());
+        } else {
+            assert!(o.status.success(), "{levels}: {err}");
+            let sets = decoded(&out.join("agentx-demo-30b.json"));
+            assert!(!sets.is_empty());
+        }
+    }
+}

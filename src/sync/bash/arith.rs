@@ -12,6 +12,10 @@ use brush_parser::ast::{
 /// bounds that recursion (`A=B`, `B=A`).
 const MAX_DEPTH: usize = 16;
 
+/// Operators and brackets in one expression: its text is expanded (values
+/// included), not the script's, so it has its own bound.
+const MAX_OPERATORS: usize = 64;
+
 /// The characters of arithmetic operators and brackets.
 const OPERATOR_CHARS: &str = "+-*/%<>=!~&|^?:,([";
 
@@ -39,19 +43,15 @@ fn eval_at(text: &str, vars: &mut dyn ArithVars, depth: usize) -> Result<i64, St
             "arithmetic on `{text}` refers to itself more than {MAX_DEPTH} times"
         ));
     }
-    if super::syntax::MAX_NESTING < text.matches('(').count() {
-        return Err(format!("arithmetic `{text}` nests too deep"));
-    }
     // The tree nests by operators as much as by parentheses (`- - - 1`,
     // `a=a=1`, `1+1+1`: each operator is one more level of the parser's and
     // the evaluator's recursion), so their number is bounded the same way:
     // every level needs one of these characters.
     let operators = text.chars().filter(|c| OPERATOR_CHARS.contains(*c)).count();
-    if operators > super::syntax::MAX_NESTING {
+    if operators > MAX_OPERATORS {
         return Err(format!(
-            "arithmetic with {operators} operators and brackets; more than {} is not \
-             evaluated",
-            super::syntax::MAX_NESTING
+            "arithmetic with {operators} operators and brackets; more than {MAX_OPERATORS} \
+             is not evaluated"
         ));
     }
     let expr =

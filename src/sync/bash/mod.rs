@@ -53,6 +53,14 @@ use syntax::Script;
 
 use crate::util::escape;
 
+/// The stack the thread running a sync needs for the bash parser and
+/// interpreter at their caps ([`syntax::MAX_OPENERS`] nesting levels of the
+/// parser, at most 18.2 KB each in a debug build: 75 MB; then
+/// [`interp::MAX_NESTING`] levels of the interpreter, at most 16 KB each: 4 MB, with a
+/// sourced file parsed at the deepest), with headroom. Only the pages a run
+/// touches are ever committed.
+pub(super) const STACK_BYTES: usize = 128 << 20;
+
 /// The points of a bash lane. Errors name the row, the concurrency, and
 /// `file:line` of what could not be interpreted; names the rules table does
 /// not classify are collected over every point (the run reports them at once).

@@ -6,9 +6,10 @@ use std::rc::Rc;
 
 use proptest::prelude::*;
 
+use super::interp::MAX_NESTING;
 use super::interp::{Files, Launch};
 use super::run_script;
-use super::syntax::{self, Script};
+use super::syntax::{self, MAX_OPENERS, Script};
 
 /// Sourced files by repository path.
 struct Mem(HashMap<&'static str, &'static str>);
@@ -313,7 +314,8 @@ fn guard_rule_notes_what_it_assumed() {
 fn arithmetic_operator_chains_are_refused() {
     let chains = [
         ("unary minus", "- ".repeat(5_000)),
-        ("logical not", "!".repeat(50_000)),
+        // Under the script's opener bound (`!` is one), over arithmetic's.
+        ("logical not", "!".repeat(4_000)),
         ("bitwise not", "~".repeat(50_000)),
         ("ternary", "1?1:".repeat(20_000)),
         ("sum", "1+".repeat(50_000)),
@@ -439,6 +441,74 @@ fn shellish() -> impl Strategy<Value = String> {
         "return",
     ]);
     prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
+}
+
+/// Runs `f` on a thread with the stack `sync` runs the bash reader on.
+fn on_sync_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(super::STACK_BYTES)
+            .spawn_scoped(s, f)
+            .unwrap()
+            .join()
+            .unwrap()
+    })
+}
+
+/// Issue 25, second round: nesting was bounded by counting `( { [` minus
+/// closers, quotes included, so keywords nested without limit and a quoted
+/// `")"` undid an opener; 3,000 nested `if`s (52 KB) overflowed the stack and
+/// the process aborted without a message. Now every opener counts, closers
+/// offset nothing, and the interpreter counts its own nesting, which
+/// function calls multiply.
+#[test]
+fn nesting_is_bounded_by_openers_and_by_the_interpreter() {
+    let nested =
+        |open: &str, close: &str, n: usize| format!("{}:{}\n", open.repeat(n), close.repeat(n));
+    let over = MAX_OPENERS + 1;
+    for (what, text) in [
+        ("if", nested("if true; then ", "; fi", over)),
+        ("case", nested("case x in x) ", " ;; esac", over)),
+        ("for", nested("for i in 1; do ", "; done", over)),
+        ("while", nested("while false; do ", "; done", over)),
+        ("quoted closers", "( echo \")\" ".repeat(over)),
+        ("not", format!("[[ {}-n a ]]\n", "! ".repeat(over))),
+        ("and", format!("[[ {}-n a ]]\n", "-n a && ".repeat(over))),
+    ] {
+        let err = err_of(&format!("{text}{L}\n"), &[]);
+        assert!(
+            err.contains(&format!("more than {MAX_OPENERS} are not read")),
+            "{what}: {err}"
+        );
+        assert!(err.starts_with("s.sh: "), "{what}: {err}");
+    }
+    // Within the text's bound: parsed on sync's stack; what is not run
+    // costs nothing more, what is run meets the interpreter's bound.
+    let deep = nested("if true; then ", "; fi", 3_000);
+    let unused = format!("unused() {{\n{deep}}}\n{L} --ok\n");
+    assert_eq!(on_sync_stack(|| argv_of(&unused, &[])), "--ok");
+    let run = format!("{deep}{L}\n");
+    let err = on_sync_stack(|| err_of(&run, &[]));
+    assert!(
+        err.contains(&format!("nested more than {MAX_NESTING} deep")),
+        "{err}"
+    );
+    // 32 calls, each body 10 deep: 320 levels from a text that nests 11.
+    let mut calls = String::new();
+    for i in 0..32 {
+        calls += &format!(
+            "f{i}() {{ {}f{}; {} }}\n",
+            "if true; then ".repeat(9),
+            i + 1,
+            "fi; ".repeat(9)
+        );
+    }
+    calls += &format!("f32() {{ :; }}\nf0\n{L}\n");
+    let err = on_sync_stack(|| err_of(&calls, &[]));
+    assert!(
+        err.contains(&format!("nested more than {MAX_NESTING} deep")),
+        "{err}"
+    );
 }
 
 proptest! {

@@ -109,12 +109,23 @@ const READS: &[(&str, bool, Result<usize, &str>)] = &[
     (
         "link-zero",
         true,
-        Err("link-zero is a character device, not a regular file"),
+        Err("link-zero resolves to /dev/zero, under /dev: files of the system's"),
     ),
     (
         "/dev/zero",
         true,
-        Err("/dev/zero is a character device, not a regular file"),
+        Err("under /dev: files of the system's pseudo-file systems are not read"),
+    ),
+    // They stat as regular files; /proc/self/environ holds the CI secrets.
+    (
+        "/proc/self/environ",
+        true,
+        Err("under /proc: files of the system's pseudo-file systems are not read"),
+    ),
+    (
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+        true,
+        Err("under /sys: files of the system's pseudo-file systems"),
     ),
 ];
 
