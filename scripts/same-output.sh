@@ -143,7 +143,7 @@ outputs() {
   # The sample book builds into a copy, so nothing is written into the checkout.
   local sample=$work/sample-$side
   mkdir -p "$sample"
-  for part in book.toml content agentx agentx.css flags templates theme agentx-theme; do
+  for part in book.toml content agentx agentx.css agentx.js flags templates theme agentx-theme; do
     if [ -e "$book/$part" ]; then cp -R "$book/$part" "$sample/"; fi
   done
   run "$out/build-sample.out" "$bin" build "$sample" -d "$out/sample-site" "${outside[@]}"
