@@ -8,11 +8,12 @@
 # Compared, for each binary:
 #   - `decode --json FILE` of every data file of the sample book (agentx/, or
 #     content/agentx before issue 15 moved it out of the source directory)
-#     and of the real data in ../shared/reference/sglang-cookbook (stdout + exit code);
+#     and of the real data in ../shared/reference/sglang-cookbook and the real
+#     pages in ../shared/reference/sglang-cookbook-pages (stdout + exit code);
 #   - the whole site `build` writes for the sample book (each revision's own
-#     checkout) and for a book assembled from the real data files, including
-#     agentx-manifest.json: every file, byte for byte;
-#   - `export --single-file` of the sample book, `stats --json` of both books,
+#     checkout), for a book assembled from the real data files and for one of
+#     the real pages, including agentx-manifest.json: every file, byte for byte;
+#   - `export --single-file` of the sample book, `stats --json` of the three books,
 #     `check --format json` of the sample book, and `diff --verbose` between the
 #     sample book and a copy with one data file edited.
 #
@@ -31,6 +32,7 @@ fi
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 target=${SAME_OUTPUT_TARGET_DIR:-$repo/target/same-output}
 shared=$repo/../shared/reference/sglang-cookbook
+pages=$repo/../shared/reference/sglang-cookbook-pages
 work=$(mktemp -d "${TMPDIR:-/tmp}/agentx-same-output.XXXXXX")
 worktrees=()
 cleanup() {
@@ -76,27 +78,36 @@ binary() {
   echo "$cached"
 }
 
-# The real data as a book: one chapter per page, the data files in data/.
-real_book=$work/real-book
-have_shared=0
-if [ -d "$shared" ]; then
-  have_shared=1
-  mkdir -p "$real_book/src" "$real_book/data"
-  printf '[book]\ntitle = "Real data"\nsrc = "src"\n\n[preprocessor.agentx]\ndata-dir = "data"\n' \
-    >"$real_book/book.toml"
-  printf '# Summary\n\n' >"$real_book/src/SUMMARY.md"
-  for f in "$shared"/*.json; do
-    cp "$f" "$real_book/data/"
+# book_of DIR TITLE FILES...: a book with one chapter per data file (in data/).
+book_of() {
+  local dir=$1 title=$2
+  shift 2
+  mkdir -p "$dir/src" "$dir/data"
+  printf '[book]\ntitle = "%s"\nsrc = "src"\n\n[preprocessor.agentx]\ndata-dir = "data"\n' \
+    "$title" >"$dir/book.toml"
+  printf '# Summary\n\n' >"$dir/src/SUMMARY.md"
+  for f in "$@"; do
+    cp "$f" "$dir/data/"
     model=$(grep -o '"model": *"[^"]*"' "$f" | head -1 | sed 's/.*: *"\(.*\)"/\1/')
-    stem=$(basename "$f" .json)
-    printf '# %s\n\n<<agentx page="%s">>\n' "$model" "$model" >"$real_book/src/$stem.md"
-    printf -- '- [%s](%s.md)\n' "$model" "$stem" >>"$real_book/src/SUMMARY.md"
+    stem=$(basename "$f" | sed 's/\.[a-z]*$//')
+    printf '# %s\n\n<<agentx page="%s">>\n' "$model" "$model" >"$dir/src/$stem.md"
+    printf -- '- [%s](%s.md)\n' "$model" "$stem" >>"$dir/src/SUMMARY.md"
   done
+}
+
+# The real data as a book, and the real pages as another.
+real_book=$work/real-book
+pages_book=$work/pages-book
+have_shared=0
+if [ -d "$shared" ] && [ -d "$pages" ]; then
+  have_shared=1
+  book_of "$real_book" "Real data" "$shared"/*.json
+  book_of "$pages_book" "Real pages" "$pages"/*.jsx
 elif [ "${AGENTX_REQUIRE_SHARED:-}" = 1 ]; then
-  echo "error: $shared is missing and AGENTX_REQUIRE_SHARED=1" >&2
+  echo "error: $shared or $pages is missing and AGENTX_REQUIRE_SHARED=1" >&2
   exit 1
 else
-  echo "SKIPPED: $shared is missing; comparing the sample book only" >&2
+  echo "SKIPPED: $shared or $pages is missing; comparing the sample book only" >&2
 fi
 
 # run OUT_FILE CMD...: stdout and the exit code of CMD into OUT_FILE.
@@ -112,23 +123,30 @@ run() {
 outputs() {
   local side=$1 bin=$2 book=$3
   local out=$work/out-$side
+  # Every build writes outside its book, which binaries since the output
+  # containment rule refuse without this flag (older ones lack it): without
+  # it both sides would fail alike and compare nothing.
+  local outside=()
+  if "$bin" build --help 2>/dev/null | grep -q -- --allow-dest-outside; then
+    outside=(--allow-dest-outside)
+  fi
   mkdir -p "$out/decode"
   local data=agentx
   [ -d "$book/$data" ] || data=content/agentx
   local data_files=("$book"/$data/*)
   if [ $have_shared = 1 ]; then
-    data_files+=("$shared"/*.json "$shared"/*.jsx)
+    data_files+=("$shared"/*.json "$shared"/*.jsx "$pages"/*.jsx)
   fi
   for f in "${data_files[@]}"; do
-    run "$out/decode/$(basename "$f").out" "$bin" decode --json "$f"
+    run "$out/decode/$(basename "$(dirname "$f")")-$(basename "$f").out" "$bin" decode --json "$f"
   done
   # The sample book builds into a copy, so nothing is written into the checkout.
   local sample=$work/sample-$side
   mkdir -p "$sample"
-  for part in book.toml content agentx agentx.css flags templates theme agentx-theme; do
+  for part in book.toml content agentx agentx.css agentx.js flags templates theme agentx-theme; do
     if [ -e "$book/$part" ]; then cp -R "$book/$part" "$sample/"; fi
   done
-  run "$out/build-sample.out" "$bin" build "$sample" -d "$out/sample-site"
+  run "$out/build-sample.out" "$bin" build "$sample" -d "$out/sample-site" "${outside[@]}"
   run "$out/single-file.out" "$bin" export "$sample" --single-file "$out/single-file.html"
   run "$out/stats-sample.out" "$bin" stats --json "$sample"
   run "$out/check-sample.out" "$bin" check "$sample" --format json
@@ -140,14 +158,16 @@ outputs() {
   sed -i -e '0,/"--max-running-requests": \["/s//"--max-running-requests": ["1/' \
     -e '0,/"--kv-cache-dtype"/s//"--zz-cache-dtype"/' \
     "$edited/$data/muse-spark-open.json"
-  run "$out/build-edited.out" "$bin" build "$edited" -d "$work/edited-site-$side"
+  run "$out/build-edited.out" "$bin" build "$edited" -d "$work/edited-site-$side" "${outside[@]}"
   run "$out/diff-verbose.out" "$bin" diff --verbose \
     "$out/sample-site/agentx-manifest.json" "$work/edited-site-$side/agentx-manifest.json"
   run "$out/diff-json.out" "$bin" diff --format json \
     "$out/sample-site/agentx-manifest.json" "$work/edited-site-$side/agentx-manifest.json"
   if [ $have_shared = 1 ]; then
-    run "$out/build-real.out" "$bin" build "$real_book" -d "$out/real-site"
+    run "$out/build-real.out" "$bin" build "$real_book" -d "$out/real-site" "${outside[@]}"
     run "$out/stats-real.out" "$bin" stats --json "$real_book"
+    run "$out/build-pages.out" "$bin" build "$pages_book" -d "$out/pages-site" "${outside[@]}"
+    run "$out/stats-pages.out" "$bin" stats --json "$pages_book"
   fi
 }
 
@@ -159,6 +179,16 @@ old_bin=$(binary old "$1" "$old_dir")
 new_bin=$(binary new "$2" "$new_dir")
 outputs old "$old_bin" "$old_dir"
 outputs new "$new_bin" "$new_dir"
+
+# Builds that fail on both sides would compare nothing: each must succeed.
+for side in old new; do
+  for f in "$work/out-$side"/build-*.out; do
+    if [ "$(tail -1 "$f")" != "exit code: 0" ]; then
+      echo "$side: $(basename "$f" .out) failed; nothing to compare (run it by hand to see why)" >&2
+      exit 1
+    fi
+  done
+done
 
 files=$(cd "$work/out-old" && find . -type f | wc -l)
 if diff -r -q "$work/out-old" "$work/out-new" >"$work/differences"; then

@@ -8,12 +8,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 
 use crate::manifest::{
     LAUNCHES_VERSION, LEGACY_MANIFEST, MANIFEST, Manifest, ManifestDiff, texts_by_key,
 };
 use crate::util::escape;
+use crate::util::notice::Notice;
 
 /// The largest manifest `diff` reads. Why 1 GiB: a book 100× the sample
 /// writes a manifest of about 200 MiB; a FIFO or `/dev/zero` must still end.
@@ -40,7 +41,7 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Manifest> {
         )
     })?;
     let mut manifest: Manifest = serde_json::from_str(&text)
-        .map_err(|e| anyhow!("{}: not an mdbook-agentx manifest: {e}", file.display()))?;
+        .with_context(|| format!("{}: not an mdbook-agentx manifest", file.display()))?;
     if manifest.version > LAUNCHES_VERSION {
         bail!(
             "{}: {MANIFEST} version {} is newer than this mdbook-agentx reads ({LAUNCHES_VERSION}); \
@@ -74,7 +75,7 @@ fn commit_of(book: &Path, spec: &str) -> Option<String> {
 
 /// Builds the manifest of the book as it is at a commit, in a scratch copy.
 /// `shown` names the commit in messages.
-fn manifest_at_commit(book: &Path, commit: &str, shown: &str) -> Result<Manifest> {
+fn manifest_at_commit(book: &Path, commit: &str, shown: &str) -> Result<(Manifest, Vec<Notice>)> {
     with_book_at_commit(book, commit, &mut |at| {
         crate::site::book_manifest(at, &mut |_| {})
             .with_context(|| format!("building the book at {shown}"))
@@ -182,8 +183,9 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
 
 /// A side of a diff: a manifest file, a built directory, or a git ref of
 /// `book`. A name that is both a path and a ref is an error saying so: a
-/// silent choice would compare something the user did not mean.
-pub fn load_side(spec: &str, book: &Path) -> Result<Manifest> {
+/// silent choice would compare something the user did not mean. Building a
+/// ref may have warnings to give; they come with the manifest.
+pub fn load_side(spec: &str, book: &Path) -> Result<(Manifest, Vec<Notice>)> {
     let p = Path::new(spec);
     let is_path = std::fs::symlink_metadata(p).is_ok();
     match (is_path, commit_of(book, spec)) {
@@ -191,7 +193,7 @@ pub fn load_side(spec: &str, book: &Path) -> Result<Manifest> {
             "`{spec}` is both a path and a git ref of the book; write `./{spec}` for the path \
              (a manifest or a built site) or `{spec}^{{commit}}` for the ref"
         ),
-        (true, None) => read_manifest(p),
+        (true, None) => Ok((read_manifest(p)?, Vec::new())),
         (false, Some(commit)) => manifest_at_commit(book, &commit, spec),
         (false, None) => bail!(
             "`{spec}` is neither a file, a directory nor a git ref of the book in {}",

@@ -15,7 +15,8 @@
 //!   Markdown twins and `launches.json` beside mdBook's HTML;
 //! - [`build`], [`export_offline`], [`export_single_file`] (written to a
 //!   file by [`write_single_file`]): the standalone builder, and
-//!   [`Engine`] / [`serve`] / [`watch`] for live preview;
+//!   [`Engine`], [`BookWatcher`] and [`Server`] for live preview (the
+//!   `serve` and `watch` loops are the binary's);
 //!   [`export_markdown`]: the expanded book as portable Markdown;
 //! - [`check`]: command lines against flag registries, KV tiers, links;
 //! - [`Manifest`] and [`compare_manifests`]: what changed between two builds;
@@ -24,13 +25,19 @@
 //! - [`sync`]: data files generated from InferenceX lanes (a lane manifest
 //!   pinning each lane to a commit), checked by decoding them back.
 //!
+//! The library prints nothing: warnings and notes come back as [`Notice`]s
+//! in each operation's report, for the caller to show.
+//!
 //! Data flows one way, each module using only those before it:
 //! `util ← data ← decode ← {manifest, render} ← preprocessor ← site ← {serve,
 //! check, diff} ← report` (`shell` sits between `data` and `decode`, `stats` on
-//! `decode`; `sync` beside `decode`, on `data`, `decode` and `manifest`;
-//! `install` on `preprocessor` and `site`).
-//! The README's layout section draws the whole graph.
+//! `decode`; `book`, the book on disk (its `book.toml` read once and its
+//! paths), on `data` and used from `preprocessor` on; `sync` beside
+//! `decode`, on `data`, `decode` and `manifest`; `install` on `book`,
+//! `preprocessor` and `site`).
+//! ARCHITECTURE.md draws the whole graph and maps every module.
 
+mod book;
 mod check;
 mod data;
 mod decode;
@@ -50,6 +57,7 @@ mod util;
 #[cfg(test)]
 mod test_support;
 
+pub use crate::book::{OnError, data_files, standalone_outside_reads};
 pub use crate::check::run as check;
 pub use crate::check::{
     CheckReport, Finding, ImageTally, KvTally, LinkReport, TierProblem, registry::Severity,
@@ -66,18 +74,17 @@ pub use crate::manifest::{
     ManifestEntry, PageDiff, compare as compare_manifests,
 };
 pub use crate::preprocessor::{
-    AgentxPreprocessor, DeploymentChapter, Expanded, Library, OnError, expand_chapter,
-    run_protocol, supports as supports_renderer,
+    AgentxPreprocessor, DeploymentChapter, Expanded, Library, expand_chapter, run_protocol,
+    supports as supports_renderer,
 };
 pub use crate::report::{BaseRef, NewLines, Report, run as report};
-pub use crate::serve::{ServeOptions, WatchMode, serve, watch};
-pub use crate::site::book::data_files;
+pub use crate::serve::{BookWatcher, Burst, ServeOptions, Server, WatchMode};
+pub use crate::site::agents::mdbook::{
+    AGENT_FILES_RENDERER, AgentFilesReport, publish_agent_files, render_agent_files,
+};
 pub use crate::site::engine::{Change, Engine, Rebuild};
 pub use crate::site::export::{
-    export_offline, single_file as export_single_file, write_single_file,
-};
-pub use crate::site::mdbook_agents::{
-    AGENT_FILES_RENDERER, AgentFilesReport, publish_agent_files, render_agent_files,
+    SingleFile, export_offline, single_file as export_single_file, write_single_file,
 };
 pub use crate::site::{BuildOptions, BuildReport, MarkdownReport, build, export_markdown};
 pub use crate::stats::{PageStats, markdown_table as stats_table, page_stats};
@@ -85,5 +92,7 @@ pub use crate::sync::{
     DataFormat, LostField, PageChanges, RemovedCell, SyncFailure, SyncOptions, Synced,
     UnclassifiedName, sync,
 };
+#[doc(hidden)]
 pub use crate::util::alloc::tune_allocator;
 pub use crate::util::escape::{terminal_json, terminal_text};
+pub use crate::util::notice::{Level, Notice};

@@ -12,6 +12,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Allocator policy is the program's, not the library's: applied here,
+    // before any thread exists (the library checks that it is the only one).
     mdbook_agentx::tune_allocator();
     let cli = match cmd::Cli::try_parse() {
         Ok(cli) => cli,

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 
+use super::registries::Registries;
 use super::registry::{ArgProblem, Severity, check_args};
-use super::*;
+use super::report::{ArgumentLists, CheckReport, Finding, ImageTally};
 use crate::decode::{CommandSet, DecodedPage};
 use crate::shell::shell_commands;
 

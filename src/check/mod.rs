@@ -2,8 +2,9 @@
 //! KV-offload tiers against what each image supports, and every internal link
 //! and anchor of the built site.
 //!
-//! May use: `site` (the built site, for links; the book's config),
-//! `preprocessor` (the data library), `decode`, `data`, `shell`, `util`.
+//! May use: `book` (the book's config and paths), `site` (the built site,
+//! for links), `preprocessor` (the data library), `decode`, `data`, `shell`,
+//! `util`.
 
 mod lines;
 mod registries;
@@ -13,18 +14,21 @@ mod tiers;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
 pub(crate) use self::lines::argument_lists;
 use self::lines::{Tallies, check_set};
 pub(crate) use self::registries::{Registries, RegistryConfig};
-pub use self::report::*;
+pub(crate) use self::report::ArgumentLists;
+pub use self::report::{CheckReport, Finding, ImageTally, KvTally, LinkReport, TierProblem};
 use self::tiers::check_tiers;
+use crate::book::BookDir;
 use crate::decode::DecodedPage;
 use crate::preprocessor::Library;
-use crate::site::book::BookDir;
-use crate::site::{EntrySink, check_links, links};
+use crate::site::pages::links;
+use crate::site::{EntrySink, check_links};
 
 /// What the checks of one data file's page found, kept until every page
 /// is checked (a page's findings, not its decoded data).
@@ -126,10 +130,9 @@ pub(crate) fn run_visiting(
 ) -> Result<CheckReport> {
     let dir = BookDir::open(root)?;
     let config = RegistryConfig::from_toml(dir.agentx.registries.as_ref())?;
-    let mut registries = Registries::new(root, dir.bounds.clone(), config)?;
-    let bounds = dir.bounds.clone();
+    let mut registries = Registries::new(&dir.root, dir.bounds.clone(), config)?;
     let mut found = HashMap::new();
-    let lib = Library::open_visiting(root, &dir.agentx.data_dir, bounds, &mut |path, decoded| {
+    let lib = Library::open_visiting(&dir, &mut |path, decoded| {
         page(path, decoded);
         found.insert(path.to_path_buf(), check_page(decoded, &mut registries));
     })?;
@@ -139,14 +142,17 @@ pub(crate) fn run_visiting(
             lib.failures().join("\n  ")
         );
     }
-    let mut lib = Some(lib);
-    let links::LinkCheck { stats, problems } = check_links(dir, &mut lib, &["404.html"], sets)?;
-    let mut report = merge(lib.as_ref().expect("loaded above"), found)?;
+    let lib = OnceLock::from(lib);
+    let notices = lib.get().map(Library::take_notices).unwrap_or_default();
+    let (links::LinkCheck { stats, problems }, built) =
+        check_links(dir, &lib, &["404.html"], sets)?;
+    let mut report = merge(lib.get().expect("opened above"), found)?;
     report.links = LinkReport {
         pages: stats.pages,
         links: stats.links,
         anchors: stats.anchors,
         problems: problems.iter().map(|p| p.to_string()).collect(),
     };
+    report.notices = notices.into_iter().chain(built).collect();
     Ok(report)
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -93,7 +93,10 @@ impl Registry {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let file: RegistryFile =
             serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text))
-                .map_err(|e| anyhow!("{}: {}: {}", path.display(), e.path(), e.inner()))?;
+                .map_err(|e| {
+                    let at = format!("{}: {}", path.display(), e.path());
+                    anyhow::Error::new(e.into_inner()).context(at)
+                })?;
         let label = file
             .source
             .as_ref()

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::registry::Severity;
 use crate::data::{KvTier, Router};
+use crate::util::notice::Notice;
 
 /// A command line that failed, located for a reader.
 #[derive(Debug, Clone, Serialize)]
@@ -155,6 +156,10 @@ pub struct CheckReport {
     pub kv: Vec<KvTally>,
     /// Links and anchors of the built site.
     pub links: LinkReport,
+    /// What reading the book had to say (a data file's unknown keys…): for
+    /// the terminal, not part of the report.
+    #[serde(skip)]
+    pub notices: Vec<Notice>,
     /// Per (image, entry point): each distinct argument list checked.
     #[serde(skip)]
     pub(crate) arguments: ArgumentLists,

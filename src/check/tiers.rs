@@ -3,7 +3,8 @@
 
 use anyhow::Result;
 
-use super::*;
+use super::registries::Registries;
+use super::report::{CheckReport, KvTally, TierProblem};
 use crate::data::{Arg, KvTier};
 use crate::decode::{DecodedPage, is_kv_flag};
 

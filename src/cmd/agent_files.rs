@@ -18,6 +18,7 @@ pub(super) fn execute(_: Args) -> Result<ExitCode> {
         .read_to_end(&mut context)
         .context("reading mdBook's render context from stdin")?;
     let report = mdbook_agentx::render_agent_files(&context)?;
+    super::messages::Messages::human().notices(&report.notices);
     for p in &report.replaced {
         eprintln!(
             "warning: mdbook-agentx: {} from the source directory is replaced by the generated \

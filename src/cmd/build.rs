@@ -5,12 +5,17 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use mdbook_agentx::{BuildOptions, BuildReport, build};
+use serde_json::json;
+
+use super::messages::{MessageArgs, Messages};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
     /// Book directory (holding book.toml).
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// Output directory (default: [build] build-dir of book.toml, usually `book`).
     #[arg(short = 'd', long = "dest-dir")]
     dest: Option<PathBuf>,
@@ -18,9 +23,13 @@ pub(super) struct Args {
     /// a book.toml from a pull request cannot write anywhere).
     #[arg(long)]
     allow_dest_outside: bool,
+    #[command(flatten)]
+    messages: MessageArgs,
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
+    let messages = Messages::new(&args.messages);
     let report = build(
         &args.book_dir,
         &BuildOptions {
@@ -29,18 +38,20 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
             ..Default::default()
         },
     )?;
-    print_report("built", &report);
+    print_report(&messages, "built", &report);
     Ok(ExitCode::SUCCESS)
 }
 
-/// The one line a build reports on stderr (its warnings were printed as the
-/// chapters expanded). `bench` reads the page and set counts and the peak
-/// memory from it.
-pub(super) fn print_report(what: &str, r: &BuildReport) {
-    let memory = peak_rss_mib()
+/// The build's warnings, then its one report line: what was written, how
+/// long it took and the peak memory (`"reason": "built"` in JSON, which
+/// `cargo xtask bench` reads).
+pub(super) fn print_report(messages: &Messages, what: &str, r: &BuildReport) {
+    messages.notices(&r.notices);
+    let peak = peak_rss_mib();
+    let memory = peak
         .map(|m| format!(", peak memory {m:.0} MiB"))
         .unwrap_or_default();
-    eprintln!(
+    let text = format!(
         "{what} {} pages ({} command sets, {} files, {} KiB) into {} in {} ms{memory}",
         r.pages,
         r.command_sets,
@@ -49,6 +60,18 @@ pub(super) fn print_report(what: &str, r: &BuildReport) {
         r.out_dir.display(),
         r.elapsed.as_millis()
     );
+    messages.event(text, || {
+        json!({
+            "reason": "built",
+            "pages": r.pages,
+            "command_sets": r.command_sets,
+            "files": r.files,
+            "bytes": r.bytes,
+            "out_dir": r.out_dir.display().to_string(),
+            "elapsed_ms": r.elapsed.as_millis() as u64,
+            "peak_rss_mib": peak,
+        })
+    });
 }
 
 /// Peak resident memory of this process in MiB, from `VmHWM` in

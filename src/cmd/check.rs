@@ -15,6 +15,8 @@ pub(super) struct Args {
     /// Book directory (holding book.toml).
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
@@ -24,7 +26,9 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
     let report = mdbook_agentx::check(&args.book_dir)?;
+    super::messages::Messages::human().notices(&report.notices);
     let mut out = std::io::stdout().lock();
     match args.format {
         OutputFormat::Text => write!(out, "{}", terminal_text(&report.text(args.verbose)))?,

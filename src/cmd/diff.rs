@@ -27,8 +27,11 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    let a = load_manifest(&args.old, &args.book)?;
-    let b = load_manifest(&args.new, &args.book)?;
+    let messages = super::messages::Messages::human();
+    let (a, notices) = load_manifest(&args.old, &args.book)?;
+    messages.notices(&notices);
+    let (b, notices) = load_manifest(&args.new, &args.book)?;
+    messages.notices(&notices);
     let d = compare_manifests(&a, &b);
     let mut out = std::io::stdout().lock();
     match args.format {

@@ -12,6 +12,8 @@ pub(super) struct Args {
     /// Book directory (holding book.toml).
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// Write a self-contained site to this directory (local assets, relative links).
     #[arg(long, value_name = "OUT")]
     offline: Option<PathBuf>,
@@ -21,12 +23,15 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
     if let Some(out) = args.offline {
         let report = export_offline(&args.book_dir, &out)?;
-        super::build::print_report("exported (offline, no remote assets)", &report);
+        let messages = super::messages::Messages::human();
+        super::build::print_report(&messages, "exported (offline, no remote assets)", &report);
     }
     if let Some(file) = args.single_file {
-        let bytes = write_single_file(&args.book_dir, &file)?;
+        let (bytes, notices) = write_single_file(&args.book_dir, &file)?;
+        super::messages::Messages::human().notices(&notices);
         eprintln!(
             "exported the book as one file: {} ({} KiB)",
             file.display(),

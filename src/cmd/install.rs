@@ -11,6 +11,8 @@ pub(super) struct Args {
     /// Book directory (holding book.toml).
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// Overwrite asset files that `install` did not write or that were edited.
     #[arg(long)]
     force: bool,
@@ -22,6 +24,7 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
     let opts = InstallOptions {
         force: args.force,
         agent_files: args.agent_files,

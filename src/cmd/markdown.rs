@@ -11,6 +11,8 @@ pub(super) struct Args {
     /// Book directory (holding book.toml).
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// Output directory (replaced whole).
     #[arg(short = 'd', long = "dest-dir")]
     dest: PathBuf,
@@ -21,7 +23,9 @@ pub(super) struct Args {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
     let r = export_markdown(&args.book_dir, &args.dest, args.allow_dest_outside)?;
+    super::messages::Messages::human().notices(&r.notices);
     eprintln!(
         "wrote {} chapters, SUMMARY.md and {} other files into {}",
         r.chapters,

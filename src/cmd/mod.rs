@@ -12,6 +12,7 @@ mod diff;
 mod export;
 mod install;
 mod markdown;
+mod messages;
 mod preprocess;
 mod report;
 mod serve;
@@ -111,6 +112,24 @@ enum Command {
     Sync(sync::Args),
 }
 
+/// `--allow-outside` of the commands that read a book.
+#[derive(clap::Args, Debug)]
+struct OutsideArgs {
+    /// Honour `allow-outside = true` of book.toml ([preprocessor.agentx]):
+    /// read files outside the book. Without this flag a book.toml setting it
+    /// is refused, so that a pull request cannot switch the guard off.
+    #[arg(long)]
+    allow_outside: bool,
+}
+
+impl OutsideArgs {
+    /// Refuses the book when its book.toml allows outside reads and this
+    /// command line does not.
+    fn check(&self, book_dir: &std::path::Path) -> Result<()> {
+        mdbook_agentx::standalone_outside_reads(book_dir, self.allow_outside)
+    }
+}
+
 /// `--format` of the commands that can print JSON.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum OutputFormat {
@@ -159,5 +178,20 @@ fn failed_if(any_failed: bool) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// clap's own checks of the definition (conflicting names, groups that
+    /// name missing arguments, bad defaults…), which otherwise only fail
+    /// when the command that has them runs.
+    #[test]
+    fn the_command_line_definition_is_valid() {
+        Cli::command().debug_assert();
     }
 }

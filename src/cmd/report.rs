@@ -13,6 +13,8 @@ pub(super) struct Args {
     /// Book directory (holding book.toml), in a git repository.
     #[arg(default_value = ".")]
     book_dir: PathBuf,
+    #[command(flatten)]
+    outside: super::OutsideArgs,
     /// The git ref or commit to compare with (`origin/main`).
     #[arg(long)]
     base: String,
@@ -28,7 +30,11 @@ enum ReportFormat {
 }
 
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
+    args.outside.check(&args.book_dir)?;
     let report = mdbook_agentx::report(&args.book_dir, &args.base)?;
+    let messages = super::messages::Messages::human();
+    messages.notices(&report.notices);
+    messages.notices(&report.check.notices);
     let mut out = std::io::stdout().lock();
     match args.format {
         ReportFormat::Markdown => write!(out, "{}", terminal_text(&report.markdown()))?,

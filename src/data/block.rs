@@ -9,7 +9,9 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::*;
+use super::ids::{BlockKind, Role, Router};
+use super::schema::Env;
+use super::validate::{CheckedEnv, check_flag_name, env_keys, env_names, flag_keys};
 
 /// One command-line argument: a flag and zero or more values
 /// (`["--port", "30000"]`, `["--trust-remote-code"]`).

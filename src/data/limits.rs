@@ -5,12 +5,12 @@
 //! make a site of many GB (one 50 MB flag value took 5.5 GB of memory;
 //! 30,000 points of one deployment did not fit in 7.4 GB).
 //!
-//! Each bound is far above the real pages (the README's "Untrusted data"
-//! gives the figures) and fixed: nothing real comes near, and a page that did would
-//! read better split. Every refusal names the JSON path, the count, the
+//! Each bound is far above the real pages (the guide's chapter on bounded
+//! work, `content/guide/bounded-work.md`, gives the figures) and fixed:
+//! nothing real comes near, and a page that did would read better split. Every refusal names the JSON path, the count, the
 //! bound and the fix.
 
-use super::*;
+use super::schema::AgentxData;
 
 /// Deployments (`cells`) of one page. The largest real page has 50; one
 /// model with 1,000 deployments still builds.
@@ -86,6 +86,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::data::{Loaded, parse_str};
 
     /// The test fixture `mini.json`, changed by `edit`, loaded.
     fn load_edited(edit: impl FnOnce(&mut Value)) -> Result<Loaded, String> {

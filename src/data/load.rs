@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use super::*;
+use super::schema::AgentxData;
+use super::validate::{unique_keys, utf8_text, validate};
 
 /// A data file after loading.
 #[derive(Debug, Clone)]

@@ -30,10 +30,12 @@ mod schema;
 mod untrusted;
 mod validate;
 
-pub use self::block::*;
-pub use self::ids::*;
-pub(crate) use self::limits::*;
-pub(crate) use self::load::*;
+pub use self::block::Arg;
+pub(crate) use self::block::{Block, BlockEdit, Diff, EncodedBlock, Patch};
+pub use self::ids::{BlockKind, KvTier, Role, Router};
+pub(crate) use self::load::{
+    Loaded, data_files_in, is_data_file, json_text, load_file, page_name, parse_str, utf8_file,
+};
 pub(crate) use self::placeholders::placeholder_description;
-pub use self::schema::*;
-pub(crate) use self::validate::*;
+pub use self::schema::ImageStatus;
+pub(crate) use self::schema::{AgentxData, Cell, Env, Point, RunStatus};

@@ -18,7 +18,12 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
-use super::*;
+use super::block::{Arg, Block, BlockEdit, Diff, EncodedBlock, Patch};
+use super::ids::{BlockKind, KvTier, Role, Router};
+use super::schema::{
+    AgentxData, Cell, CellKv, CellProv, Checkpoint, Env, FileEntry, Hardware, HicacheDonor,
+    ImageStatus, KvMooncake, Point, PrInfo, RouterData, RunStatus, SetupStep, Source,
+};
 
 fn env(pairs: &[(&str, &str)]) -> Env {
     pairs

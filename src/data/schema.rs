@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::block::{Arg, Block, EncodedBlock, Patch};
+use super::ids::{KvTier, Router};
+use super::validate::{env_list, env_names};
 
 /// Environment variables of one process; always key-sorted, as the renderer prints them.
 pub(crate) type Env = BTreeMap<String, String>;

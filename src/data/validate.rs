@@ -11,9 +11,9 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::limits::check_length;
+use super::limits::{check_counts, check_length};
+use super::schema::{AgentxData, Cell, Env};
 use super::untrusted::{TextKind, check_string};
-use super::*;
 use crate::util::escape::mdbook_link_opening;
 use crate::util::text::slug;
 

@@ -4,9 +4,19 @@
 use crate::util::hash::{FastMap, FastSet};
 use std::sync::Arc;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
-use super::*;
+use super::command_set_anchor;
+use super::edit::{apply_diff, apply_edit};
+use super::kv::kv_transform;
+use super::labels::{checkpoint_label, detail_label, hardware_label, image_info, node_count};
+use super::model::{CommandSet, Deployment, ImageInfo, KvDonor, Provenance, UnavailableTier};
+use super::notes::NoteContext;
+use super::placeholders::placeholders_in;
+use super::processes::processes_for;
+use super::provenance::provenance;
+use super::status::{Status, point_pr, point_status};
+use super::validate::validate_cell;
 use crate::data::{AgentxData, Block, Cell, EncodedBlock, KvTier, Patch, Router, RunStatus};
 use crate::util::text::slug;
 
@@ -110,15 +120,13 @@ impl<'a> Decoder<'a> {
         let mut out = Vec::with_capacity(rd.blocks.len());
         for (bi, eb) in rd.blocks.iter().enumerate() {
             let path = format!("cells[{ci}].routers.{router}.blocks[{bi}]");
-            let b = self
-                .resolve(ci, eb, stack)
-                .map_err(|e| anyhow!("{path}: {e:#}"))?;
+            let b = self.resolve(ci, eb, stack).context(path)?;
             out.push(b);
         }
         stack.pop();
         for (bi, b) in out.iter_mut().enumerate() {
             self.resolve_env_ref(b)
-                .map_err(|e| anyhow!("cells[{ci}].routers.{router}.blocks[{bi}].envRef: {e}"))?;
+                .with_context(|| format!("cells[{ci}].routers.{router}.blocks[{bi}].envRef"))?;
         }
         let out: Arc<[Block]> = out.into();
         self.cache.insert((ci, router), Arc::clone(&out));
@@ -158,9 +166,7 @@ impl<'a> Decoder<'a> {
                         self.data.cells.len()
                     );
                 }
-                let base = self
-                    .materialize(*cell, *router, stack)
-                    .map_err(|e| anyhow!("ref: {e:#}"))?;
+                let base = self.materialize(*cell, *router, stack).context("ref")?;
                 let b = base.get(*block).ok_or_else(|| {
                     anyhow!(
                         "ref: [{cell}, \"{router}\", {block}] names block {block}, but cells[{cell}].routers.{router} has {} blocks",
@@ -171,9 +177,7 @@ impl<'a> Decoder<'a> {
             }
             EncodedBlock::From { block, edit } => {
                 let submitted = self.cell(ci)?.submitted;
-                let base = self
-                    .materialize(ci, submitted, stack)
-                    .map_err(|e| anyhow!("from: {e:#}"))?;
+                let base = self.materialize(ci, submitted, stack).context("from")?;
                 let b = base.get(*block).ok_or_else(|| {
                     anyhow!(
                         "from: {block} names block {block} of the submitted router `{submitted}`, which has {} blocks",
@@ -209,9 +213,9 @@ impl<'a> Decoder<'a> {
                 for (bi, eb) in list.iter().enumerate() {
                     let mut b = self
                         .resolve(ci, eb, &mut Vec::new())
-                        .map_err(|e| anyhow!("{path}.replace[{bi}]: {e:#}"))?;
+                        .with_context(|| format!("{path}.replace[{bi}]"))?;
                     self.resolve_env_ref(&mut b)
-                        .map_err(|e| anyhow!("{path}.replace[{bi}].envRef: {e}"))?;
+                        .with_context(|| format!("{path}.replace[{bi}].envRef"))?;
                     out.push(b);
                 }
                 Ok(out.into())
@@ -230,7 +234,7 @@ impl<'a> Decoder<'a> {
                     if let Some(d) = d {
                         apply_diff(&mut out[bi], d);
                         self.resolve_env_ref(&mut out[bi])
-                            .map_err(|e| anyhow!("{path}[{bi}].block.envRef: {e}"))?;
+                            .with_context(|| format!("{path}[{bi}].block.envRef"))?;
                     }
                 }
                 Ok(out.into())
@@ -294,9 +298,7 @@ impl<'a> Decoder<'a> {
                 let blocks = self.point_blocks(ci, pi, router)?;
                 for &tier in available {
                     let blocks = kv_transform(data, cell, &blocks, point.kv, tier, router)
-                        .map_err(|e| {
-                            anyhow!("cells[{ci}].points[{pi}] ({router}, {tier}): {e:#}")
-                        })?;
+                        .with_context(|| format!("cells[{ci}].points[{pi}] ({router}, {tier})"))?;
                     let status = if router == cell.submitted && tier == point.kv {
                         Status::measured(run_status, point_pr(cell, point))
                     } else {
@@ -330,7 +332,7 @@ impl<'a> Decoder<'a> {
         let point = &cell.points[at.point];
         let files = &cell.routers[&router].files;
         let (processes, loose_files) = processes_for(data, blocks, router, files, &mut self.texts)
-            .map_err(|e| anyhow!("cells[{}].routers.{router}: {e:#}", at.ci))?;
+            .with_context(|| format!("cells[{}].routers.{router}", at.ci))?;
         let placeholders = placeholders_in(&processes, &loose_files);
         let notes = NoteContext {
             data,

@@ -1,7 +1,7 @@
 //! Block edits: a `ref`/`from` base with keys dropped and set, and diffs of
 //! args and env; worker flags in their fixed order.
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use serde_json::Value;
 
 use crate::data::{Arg, Block, BlockEdit, BlockKind, Diff};
@@ -35,8 +35,10 @@ pub(super) fn apply_edit(base: &Block, edit: &BlockEdit) -> Result<Block> {
         for (k, v) in &edit.overrides {
             map.insert(k.clone(), v.clone());
         }
-        serde_path_to_error::deserialize::<_, Block>(Value::Object(map))
-            .map_err(|e| anyhow!("after drop/overrides: {}: {}", e.path(), e.inner()))?
+        serde_path_to_error::deserialize::<_, Block>(Value::Object(map)).map_err(|e| {
+            let at = format!("after drop/overrides: {}", e.path());
+            anyhow::Error::new(e.into_inner()).context(at)
+        })?
     };
     if let Some(d) = &edit.diff {
         apply_diff(&mut b, d);

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use anyhow::{Result, anyhow};
 
-use super::*;
+use super::edit::sort_worker_args;
 use crate::data::{AgentxData, Block, BlockKind, Cell, Env, KvTier, Role, Router};
 
 /// Env only a Mooncake *store* needs; dropped when leaving a measured Mooncake tier.

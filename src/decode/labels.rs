@@ -1,6 +1,6 @@
 //! Labels from the data: chip details, hardware and checkpoint labels, image.
 
-use super::*;
+use super::model::ImageInfo;
 use crate::data::{AgentxData, Block, BlockKind, Cell};
 
 /// Chip detail: the data's, else `DFlash N` read from the worker flags.

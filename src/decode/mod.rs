@@ -2,8 +2,10 @@
 //! becomes a [`CommandSet`]: ordered processes with their command text,
 //! placeholders, status, notes, provenance and image status.
 //!
-//! The rules follow the cookbook renderer (`_agentx.jsx`) and its generator
-//! (`kv.py`), as written down in `research/sglang-cookbook.md` §2.1.
+//! The rules follow the cookbook renderer and its generator, as
+//! `docs/agentx-format.md` states them: materialising a router's blocks
+//! (§3.1), diffs (§3.2), points (§3.3), KV tiers (§3.4), routers (§3.5),
+//! status (§3.6) and the shell text (§4).
 //!
 //! The decoded model ([`model`]) is the single source for everything
 //! downstream: `render`, `stats`, `check` and `manifest` never read the raw
@@ -30,18 +32,19 @@ mod provenance;
 mod status;
 mod validate;
 
-use self::decoder::{Decoder, router_list};
-pub(crate) use self::edit::*;
-pub(crate) use self::kv::*;
-pub(crate) use self::labels::*;
-pub use self::model::*;
-pub use self::notes::*;
-pub(crate) use self::placeholders::*;
+use self::decoder::Decoder;
+pub(crate) use self::edit::{apply_diff, sort_worker_args};
+pub(crate) use self::kv::is_kv_flag;
+pub(crate) use self::labels::hardware_label;
+pub(crate) use self::model::concs_label;
+pub use self::model::{
+    CommandSet, ConfigFile, DecodedFile, DecodedPage, Deployment, ImageInfo, KvDonor, Placeholder,
+    Process, Provenance, UnavailableTier, decode_file, decode_str,
+};
+pub use self::notes::Note;
+pub(crate) use self::placeholders::env_exports;
 pub(crate) use self::processes::command_text;
-use self::processes::*;
-pub(crate) use self::provenance::*;
-pub use self::status::*;
-use self::validate::*;
+pub use self::status::Status;
 
 /// Hardware ids used by the deployments, in the data's hardware order
 /// (ids the data does not list follow, in the order cells use them).

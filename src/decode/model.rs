@@ -6,9 +6,12 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result};
 
-use super::*;
+use super::decode_page;
+use super::notes::Note;
+use super::placeholders::env_exports;
+use super::status::Status;
 use crate::data::{AgentxData, Arg, BlockKind, ImageStatus, KvTier, Role, Router};
 
 /// One process to start.
@@ -371,6 +374,6 @@ pub fn decode_str(text: &str, path: &Path) -> Result<DecodedFile> {
 }
 
 fn decoded(data: AgentxData, ignored: Vec<String>, path: &Path) -> Result<DecodedFile> {
-    let page = decode_page(&data).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
+    let page = decode_page(&data).with_context(|| path.display().to_string())?;
     Ok(DecodedFile { page, ignored })
 }

@@ -1,6 +1,9 @@
 //! Notes shown with a command set: which apply, and their text for readers.
 
-use super::*;
+use super::kv::owns_cache;
+use super::labels::hardware_label;
+use super::model::Placeholder;
+use super::status::Status;
 use crate::data::{AgentxData, Block, Cell, KvTier, Point, Role, Router, RunStatus};
 use crate::util::escape::{code, text};
 

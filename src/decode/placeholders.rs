@@ -2,7 +2,7 @@
 //! commands first use them (as the cookbook widget lists them), with what to
 //! fill in.
 
-use super::*;
+use super::model::{ConfigFile, Placeholder, Process};
 use crate::data::placeholder_description;
 
 /// `export NAME="<description>"` lines: valid bash that still shows what to

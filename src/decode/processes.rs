@@ -4,7 +4,7 @@
 use anyhow::{Result, anyhow};
 
 use super::decoder::SharedTexts;
-use super::*;
+use super::model::{ConfigFile, Process};
 use crate::data::{AgentxData, Block, BlockKind, Role, Router};
 use crate::shell;
 use crate::util::escape::text;

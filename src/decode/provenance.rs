@@ -1,6 +1,6 @@
 //! Where a point's run is recorded: links from either schema generation.
 
-use super::*;
+use super::model::Provenance;
 use crate::data::{AgentxData, Cell, Point};
 
 /// Links for one point, from whichever schema the file uses.

@@ -1,11 +1,12 @@
 //! Unit tests of block edits and the KV-tier transform over hand-made blocks
 //! and the fixture `tests/fixtures/data/mini.json` (expectations worked out by
-//! hand from the rules in `research/sglang-cookbook.md` §2.1).
+//! hand from the rules in `docs/agentx-format.md` §3.2 and §3.4).
 
 use serde_json::{Value, json};
 
 use super::*;
 use crate::data::{Arg, Block, BlockKind, Diff, KvTier, Role, Router, parse_str};
+use crate::decode::kv::kv_transform;
 
 fn worker_block(b: &[(&str, &[&str])]) -> Block {
     let mut block = Block::new(BlockKind::Worker, "python3 -m sglang.launch_server");

@@ -2,7 +2,7 @@
 
 use anyhow::{Result, bail};
 
-use super::*;
+use super::decoder::router_list;
 use crate::data::{AgentxData, KvTier};
 
 /// Checks a cell's own consistency before decoding it.

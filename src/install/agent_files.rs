@@ -1,12 +1,14 @@
 //! `install --agent-files`: the `[output.html-agentx]` renderer, which
 //! writes `llms.txt`, `llms-full.txt`, `launches.json` and a Markdown twin
-//! of every page beside mdBook's HTML (see `site::mdbook_agents`).
+//! of every page beside mdBook's HTML (see `site::agents::mdbook`).
+
+use std::path::Path;
 
 use anyhow::{Result, bail};
 use toml_edit::{DocumentMut, Item, Table, value};
 
 use super::InstallReport;
-use crate::site::mdbook_agents::AGENT_FILES_RENDERER;
+use crate::site::agents::mdbook::AGENT_FILES_RENDERER;
 
 /// Adds `[output.html-agentx]` running this binary's `agent-files`, with
 /// the command of `[preprocessor.agentx]` when it names one (so a book that
@@ -14,6 +16,7 @@ use crate::site::mdbook_agents::AGENT_FILES_RENDERER;
 /// kept as it is.
 pub(super) fn add_renderer(
     doc: &mut DocumentMut,
+    build_dir: &Path,
     shown: &str,
     report: &mut InstallReport,
 ) -> Result<()> {
@@ -34,12 +37,6 @@ pub(super) fn add_renderer(
         .and_then(Item::as_str)
         .unwrap_or("mdbook-agentx")
         .to_string();
-    let build_dir = doc
-        .get("build")
-        .and_then(|b| b.get("build-dir"))
-        .and_then(Item::as_str)
-        .unwrap_or("book")
-        .to_string();
     let mut table = Table::new();
     table.insert("command", value(format!("{base} agent-files")));
     table.decor_mut().set_prefix(
@@ -59,7 +56,8 @@ pub(super) fn add_renderer(
         .insert(AGENT_FILES_RENDERER, Item::Table(table));
     report.changes.push(format!(
         "book.toml: added [output.{AGENT_FILES_RENDERER}] (llms.txt, Markdown twins, \
-         launches.json); mdBook now writes the HTML site into {build_dir}/html/"
+         launches.json); mdBook now writes the HTML site into {}/html/",
+        build_dir.display()
     ));
     Ok(())
 }
@@ -122,6 +120,30 @@ mod tests {
             let parsed: toml::Table = toml::from_str(&got).unwrap();
             let outputs: Vec<&String> = parsed["output"].as_table().unwrap().keys().collect();
             assert_eq!(outputs, ["html", "html-agentx"], "{what}");
+        }
+    }
+
+    /// The change names where mdBook now writes the HTML: `[build]
+    /// build-dir`, read by the book module (mdBook's default is `book`).
+    #[test]
+    fn the_change_names_the_books_build_dir() {
+        for (toml, want) in [
+            ("[book]\n", "into book/html/"),
+            ("[build]\nbuild-dir = \"out/site\"\n", "into out/site/html/"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("book.toml"), toml).unwrap();
+            let opts = InstallOptions {
+                agent_files: true,
+                ..InstallOptions::default()
+            };
+            let report = install_assets(dir.path(), &[], &opts).unwrap();
+            let added = report
+                .changes
+                .iter()
+                .find(|c| c.contains("[output.html-agentx]"))
+                .unwrap_or_else(|| panic!("{toml}: {:?}", report.changes));
+            assert!(added.ends_with(want), "{toml}: {added}");
         }
     }
 

@@ -8,17 +8,18 @@
 //! keeps them. Assets are read under the book's `allow-outside` and
 //! `max-file-mib`, as a build reads them.
 //!
-//! May use: `preprocessor` (the asset list, the default data directory),
-//! `site` (the agent-files renderer's name), `util` (reads inside the book's bounds).
+//! May use: `book` (the book's source and data directories), `preprocessor`
+//! (the asset list), `site` (the agent-files renderer's name), `util` (reads
+//! inside the book's bounds).
 
 mod agent_files;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 
-use crate::preprocessor::AgentxConfig;
+use crate::book::SourceAndData;
 use crate::preprocessor::assets::{AGENTX_ASSETS, AgentxAsset, Installed, installed_state};
 use crate::util::fs::Bounds;
 
@@ -68,10 +69,15 @@ pub(crate) fn install_assets(
     let mut doc: DocumentMut = original
         .parse()
         .with_context(|| format!("{} is not valid TOML", toml_path.display()))?;
+    // What the book's paths and settings are, read as every command reads
+    // them; the document above is only for editing.
+    let book =
+        SourceAndData::from_toml(&original).with_context(|| toml_path.display().to_string())?;
     // The assets are read under the book's own `allow-outside` and
     // `max-file-mib`, as a build reads them (and as refusals advise).
-    let bounds = agentx_config(&original)
-        .and_then(|c| c.bounds(book_dir))
+    let bounds = book
+        .agentx
+        .bounds(book_dir)
         .with_context(|| format!("{}: [preprocessor.agentx]", toml_path.display()))?;
     let mut report = InstallReport::default();
     let shown = toml_path.display().to_string();
@@ -95,13 +101,13 @@ pub(crate) fn install_assets(
             _ => to_write.push((asset, path)),
         }
     }
-    edit_book_toml(&mut doc, assets, &shown, &mut report)?;
+    edit_book_toml(&mut doc, &book, assets, &shown, &mut report)?;
     if html_output(&doc) {
-        let dirs = mdbook_output::generated_dirs(&book_dir.join(src_of(&doc)), &bounds)?;
+        let dirs = mdbook_output::generated_dirs(&book_dir.join(&book.src), &bounds)?;
         mdbook_output::keep_out_of_search_and_print(&mut doc, &dirs, &shown, &mut report)?;
     }
     if opts.agent_files {
-        agent_files::add_renderer(&mut doc, &shown, &mut report)?;
+        agent_files::add_renderer(&mut doc, &book.build_dir, &shown, &mut report)?;
     }
     for (asset, path) in to_write {
         write_file(&path, asset.installed_text().as_bytes())?;
@@ -112,16 +118,6 @@ pub(crate) fn install_assets(
         write_file(&toml_path, edited.as_bytes())?;
     }
     Ok(report)
-}
-
-/// The `[preprocessor.agentx]` settings of `book.toml`'s text (defaults
-/// when the table is absent).
-fn agentx_config(toml_text: &str) -> Result<AgentxConfig> {
-    let table: toml::Table = toml::from_str(toml_text)?;
-    match table.get("preprocessor").and_then(|p| p.get("agentx")) {
-        Some(v) => Ok(v.clone().try_into()?),
-        None => Ok(AgentxConfig::default()),
-    }
 }
 
 /// `edited` with CRLF line breaks when `original`'s first line break is
@@ -209,6 +205,7 @@ fn same_path(a: &str, b: &str) -> bool {
 /// directory.
 fn edit_book_toml(
     doc: &mut DocumentMut,
+    book: &SourceAndData,
     assets: &[AgentxAsset],
     shown: &str,
     report: &mut InstallReport,
@@ -226,11 +223,7 @@ fn edit_book_toml(
             .changes
             .push("book.toml: added [preprocessor.agentx]".into());
     }
-    let data_dir = agentx
-        .get("data-dir")
-        .and_then(Item::as_str)
-        .map(PathBuf::from)
-        .unwrap_or_else(crate::preprocessor::default_data_dir);
+    let data_dir = &book.agentx.data_dir;
     if !html_output(doc) {
         report.notes.push(
             "book.toml renders no html ([output] lists other renderers only), so the \
@@ -249,8 +242,8 @@ fn edit_book_toml(
             }
         }
     }
-    let src = src_of(doc);
-    if data_dir.starts_with(&src) {
+    let src = &book.src;
+    if data_dir.starts_with(src) {
         report.notes.push(format!(
             "the data directory {} is inside the source directory {}: mdBook copies it into \
              the published site; move it out (e.g. to `agentx/`) and set `data-dir` in \
@@ -276,16 +269,6 @@ fn html_output(doc: &DocumentMut) -> bool {
     !doc.get("output")
         .and_then(Item::as_table_like)
         .is_some_and(|t| !t.is_empty() && !t.contains_key("html"))
-}
-
-/// `[book] src` (default `src`).
-fn src_of(doc: &DocumentMut) -> PathBuf {
-    PathBuf::from(
-        doc.get("book")
-            .and_then(|b| b.get("src"))
-            .and_then(Item::as_str)
-            .unwrap_or("src"),
-    )
 }
 
 /// Writes `bytes` to `path` whole: into a temporary file beside it, renamed

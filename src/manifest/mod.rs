@@ -3,7 +3,7 @@
 //! checkpoint, deployment, GPUs, nodes, concurrency, tier, router, status,
 //! provenance), where it is shown (`permalink`) and the exact Copy all text.
 //! Its schema is versioned ([`LAUNCHES_VERSION`]) and documented in the
-//! README; it replaces the undocumented `agentx-manifest.json` of earlier
+//! guide (`content/guide/agent-files.md`); it replaces the undocumented `agentx-manifest.json` of earlier
 //! versions, which `diff` still reads. Written entry by entry as a build
 //! streams; the pure comparison of two manifests (identical, added, removed
 //! and changed command sets per page) is [`compare`]. `diff` formats
@@ -32,7 +32,7 @@ pub const LEGACY_MANIFEST: &str = "agentx-manifest.json";
 pub const LAUNCHES_VERSION: u32 = 1;
 
 /// One command set as built: an entry of `launches.json`. Field names are
-/// the schema's (README, "launches.json"); a legacy manifest's `page`,
+/// the schema's (`content/guide/agent-files.md`, "launches.json"); a legacy manifest's `page`,
 /// `concs` and `text` are read as `model`, `concurrency` and `copy_all`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ManifestEntry {

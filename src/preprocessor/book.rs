@@ -2,17 +2,21 @@
 //! expansions and their deployment chapters back in reading order.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Result, bail};
 use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
 
-use super::cache::{CachedExpansion, Dependency};
-use super::chapter::expand_tracked;
-use super::*;
+use super::cache::{CachedExpansion, Dependency, ExpansionCache};
+use super::chapter::{ChapterOptions, DeploymentChapter, Expanded, expand_tracked};
+use super::directive;
+use super::library::{Library, Residency};
+use super::summary::{ChapterSets, DeploymentSummary, ExpandedMarkdown};
+use crate::book::{BookDir, over_max_site};
 use crate::manifest::ManifestEntry;
+use crate::util::cmark::MarkdownConfig;
 use crate::util::fs::is_plain_relative;
-use crate::util::markdown::MarkdownConfig;
+use crate::util::notice::{Notice, Notices};
 
 /// A chapter expanded by [`expand_book`], waiting to go back into the book.
 struct ExpandedJob {
@@ -46,7 +50,7 @@ fn jobs_in<'a>(
             continue;
         };
         if let Some(path) = &ch.path
-            && !directive::find(&ch.content, settings.markdown).is_empty()
+            && !directive::find(&ch.content, settings.markdown()).is_empty()
         {
             let source = ch.source_path.as_ref().unwrap_or(path);
             if let Some(bad) = [path, source].into_iter().find(|p| !is_plain_relative(p)) {
@@ -57,15 +61,15 @@ fn jobs_in<'a>(
                      SUMMARY.md by its path relative to that directory",
                     ch.name,
                     bad.display(),
-                    settings.src_dir.display(),
-                    settings.src_dir.display()
+                    settings.src_dir().display(),
+                    settings.src_dir().display()
                 );
             }
             jobs.push(Job {
                 order: *order,
                 content: &ch.content,
                 path,
-                display: settings.src_dir.join(source).display().to_string(),
+                display: settings.src_dir().join(source).display().to_string(),
             });
         }
         *order += 1;
@@ -78,37 +82,47 @@ fn jobs_in<'a>(
 /// in reading order.
 pub(crate) type ManifestSink<'a> = dyn FnMut(ChapterSets<'_>) -> Result<()> + 'a;
 
-/// Where a book is and how it expands.
+/// Which book expands, and how.
 pub(crate) struct BookSettings<'a> {
-    /// The book root (holding `book.toml`).
-    pub root: &'a Path,
-    /// The source dir, relative to the root (for messages).
-    pub src_dir: &'a Path,
-    pub agentx: &'a AgentxConfig,
-    /// `[output.html]`'s Markdown switches.
-    pub markdown: MarkdownConfig,
+    pub book: &'a BookDir,
     /// How a library opened here keeps its data.
     pub residency: Residency,
+    /// Where the expansion's warnings go: the data files' and the
+    /// directives left unexpanded (`on-error = "warn"`), in reading order.
+    pub notices: &'a Notices,
+}
+
+impl BookSettings<'_> {
+    /// The source dir as `book.toml` gives it, relative to the root (for messages).
+    fn src_dir(&self) -> &Path {
+        &self.book.config.book.src
+    }
+
+    /// `[output.html]`'s Markdown switches.
+    fn markdown(&self) -> MarkdownConfig {
+        self.book.html.markdown
+    }
 }
 
 /// Expands directives in every chapter of an mdBook book, adding deployment
-/// chapters; returns the directives left unexpanded (`on-error = "warn"`).
+/// chapters; returns how many directives were left unexpanded (`on-error =
+/// "warn"`), each with a warning in `settings.notices`.
 ///
-/// `lib` holds the data: when empty, it is opened with `settings.residency` on the
-/// first directive; callers that rebuild (serve, watch) keep it, and a
+/// `lib` holds the data, owned by the caller: when empty, it is opened with
+/// `settings.residency` on the first directive (a book without one needs no
+/// data directory); callers that rebuild (serve, watch) keep it, and a
 /// `cache` of expansions: a chapter whose text and pages are unchanged is
 /// taken from it, not expanded again. The command
 /// sets of each chapter go to `sets` as soon as a batch of chapters is done,
 /// so a large book never holds every set's text at once. Chapters expand on
-/// all cores; errors and warnings come in reading order. Warnings are
-/// printed to stderr as they come, and returned for reports.
+/// all cores; errors and warnings come in reading order.
 pub(crate) fn expand_book(
     book: &mut Book,
     settings: &BookSettings<'_>,
-    lib: &mut Option<Library>,
+    lib: &OnceLock<Library>,
     mut cache: Option<&mut ExpansionCache>,
     sets: &mut ManifestSink<'_>,
-) -> Result<Vec<String>> {
+) -> Result<usize> {
     let mut jobs = Vec::new();
     jobs_in(&book.items, settings, &mut 0, &mut jobs)?;
     if let Some(c) = cache.as_deref_mut() {
@@ -116,20 +130,10 @@ pub(crate) fn expand_book(
         c.keep_only(&jobs.iter().map(|j| j.path).collect());
     }
     if jobs.is_empty() {
-        return Ok(Vec::new());
+        return Ok(0);
     }
-    if lib.is_none() {
-        let s = settings;
-        let bounds = s.agentx.bounds(s.root)?;
-        *lib = Some(Library::open(
-            s.root,
-            &s.agentx.data_dir,
-            bounds,
-            s.residency,
-        )?);
-    }
-    let library = lib.as_ref().expect("opened above");
-    let mut warnings = Vec::new();
+    let library = library_of(lib, settings)?;
+    let mut unexpanded = 0;
     let mut results: Vec<ExpandedJob> = Vec::with_capacity(jobs.len());
     // Batches of a few chapters per core bound how many sets wait for `sets`.
     let batch = 4 * crate::util::parallel::workers_for(jobs.len());
@@ -139,15 +143,22 @@ pub(crate) fn expand_book(
         let reused = cache.as_deref();
         let expanded =
             crate::util::parallel::map(chunk, |job| expand_job(job, settings, library, reused))?;
+        // The data files decoded for this batch first, as they were met.
+        settings.notices.extend(library.take_notices());
         for (job, e) in chunk.iter().zip(expanded) {
-            let (mut content, mut chapters, (manifest, deployments, stamp)) =
-                settle(job, e, cache.as_deref_mut(), &mut warnings);
+            let (mut content, mut chapters, (manifest, deployments, stamp)) = settle(
+                job,
+                e,
+                cache.as_deref_mut(),
+                settings.notices,
+                &mut unexpanded,
+            );
             made += content.len() as u64;
             made += chapters
                 .iter()
                 .map(|c| c.markdown.len() as u64)
                 .sum::<u64>();
-            let max = settings.agentx.max_site_bytes();
+            let max = settings.book.agentx.max_site_bytes();
             if made > max {
                 return Err(over_max_site(&job.display, max));
             }
@@ -171,7 +182,16 @@ pub(crate) fn expand_book(
     drop(jobs);
     let mut results = results.into_iter().peekable();
     apply_expansions(&mut book.items, &mut 0, &mut results);
-    Ok(warnings)
+    Ok(unexpanded)
+}
+
+/// The data library in `lib`, opened now with `settings.residency` if it is empty.
+fn library_of<'l>(lib: &'l OnceLock<Library>, settings: &BookSettings<'_>) -> Result<&'l Library> {
+    if let Some(library) = lib.get() {
+        return Ok(library);
+    }
+    let opened = Library::open(settings.book, settings.residency)?;
+    Ok(lib.get_or_init(|| opened))
 }
 
 /// One chapter's expansion: from `cache` when its text and pages are
@@ -186,9 +206,9 @@ fn expand_job(
         return Ok(Expansion::Cached(hit));
     }
     let options = ChapterOptions {
-        on_error: settings.agentx.on_error,
-        markdown: settings.markdown,
-        max_bytes: settings.agentx.max_site_bytes(),
+        on_error: settings.book.agentx.on_error,
+        markdown: settings.markdown(),
+        max_bytes: settings.book.agentx.max_site_bytes(),
     };
     // A chapter whose pages changed re-renders only the deployments that did.
     let previous = cache.and_then(|c| c.previous(job.path, job.content));
@@ -212,22 +232,27 @@ enum Expansion {
 /// What the book and the sink get of a cached expansion.
 /// A chapter's Markdown, deployment chapters and [`SetsParts`], from the
 /// cache or from a fresh expansion (then cached, when there is a cache, and
-/// its warnings printed: here, once and in reading order, for every command).
+/// its warnings given: here, once and in reading order, for every command).
 fn settle(
     job: &Job<'_>,
     e: Expansion,
     cache: Option<&mut ExpansionCache>,
-    warnings: &mut Vec<String>,
+    notices: &Notices,
+    unexpanded: &mut usize,
 ) -> (String, Vec<DeploymentChapter>, SetsParts) {
+    let mut warn = |warnings: &[String]| {
+        *unexpanded += warnings.len();
+        notices.extend(warnings.iter().map(Notice::warning));
+    };
     match (e, cache) {
         (Expansion::Cached(hit), _) => hit_parts(&hit),
         (Expansion::Fresh(e, deps), Some(c)) => {
             c.count_expanded();
-            print_warnings(&e.warnings, warnings);
+            warn(&e.warnings);
             hit_parts(&c.insert(job.path, job.content, e, deps))
         }
         (Expansion::Fresh(e, _), None) => {
-            print_warnings(&e.warnings, warnings);
+            warn(&e.warnings);
             let sets = (Arc::new(e.manifest), Arc::new(e.deployments), None);
             (e.content, e.subchapters, sets)
         }
@@ -249,14 +274,6 @@ fn hit_parts(hit: &CachedExpansion) -> (String, Vec<DeploymentChapter>, SetsPart
         Some(hit.stamp),
     );
     (hit.content.clone(), hit.subchapters.clone(), sets)
-}
-
-fn print_warnings(new: &[String], all: &mut Vec<String>) {
-    for w in new {
-        // Warnings quote chapters and data: shown, never acted on.
-        eprintln!("warning: {}", crate::util::escape::terminal_text(w));
-    }
-    all.extend_from_slice(new);
 }
 
 /// Puts expanded chapters back into the book, in the walk [`jobs_in`] made,

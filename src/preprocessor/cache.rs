@@ -7,7 +7,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::*;
+use super::chapter::{DeploymentChapter, Expanded, SectionContext};
+use super::library::Library;
+use super::summary::DeploymentSummary;
 use crate::decode::DecodedPage;
 use crate::manifest::ManifestEntry;
 

@@ -9,13 +9,15 @@ use anyhow::{Result, anyhow, bail};
 
 use super::cache::{CachedExpansion, Dependency};
 use super::directive::{self, Found, Occurrence, Replacement};
+use super::library::Library;
 use super::parse::Directive;
-use super::*;
+use super::summary::{DeploymentSummary, ShownAt, summarize};
+use crate::book::{AgentxConfig, OnError, over_max_site};
 use crate::decode::{self, DecodedPage};
 use crate::manifest::ManifestEntry;
 use crate::render::{self, SECTION_ANCHOR, SectionOptions};
+use crate::util::cmark::MarkdownConfig;
 use crate::util::escape;
-use crate::util::markdown::MarkdownConfig;
 use crate::util::text::slug;
 
 /// A chapter after expansion.
@@ -266,14 +268,7 @@ impl<'l> ChapterState<'l> {
 
     fn expand(&mut self, d: &Directive) -> Result<ExpandedDirective> {
         let key = (d.data.clone(), d.page.clone());
-        let entry = match self.pages.get(&key) {
-            Some(p) => p.clone(),
-            None => {
-                let p = page_of(d, self.lib)?;
-                self.pages.insert(key.clone(), p.clone());
-                p
-            }
-        };
+        let entry = self.page(d, &key)?;
         let page = &*entry;
         let deployments = shown_deployments(page, d.hardware.as_deref())?;
         let opts = SectionOptions {
@@ -314,10 +309,7 @@ impl<'l> ChapterState<'l> {
                 chapter: &lookup,
             });
         let section = render::render_section(page, &deployments, &opts, &wanted, previous.as_ref());
-        refuse_mdbook_links(&page.model, None, &section.markdown)?;
-        for s in &section.subchapters {
-            refuse_mdbook_links(&page.model, Some(&s.rel_path), &s.markdown)?;
-        }
+        refuse_section_links(&page.model, &section)?;
         let chapters: Vec<DeploymentChapter> = section
             .subchapters
             .into_iter()
@@ -345,6 +337,21 @@ impl<'l> ChapterState<'l> {
             anchor: opts.anchor,
             context: section.context,
         })
+    }
+
+    /// The page a directive names (`key`: its `data` and `page`), decoded
+    /// once per chapter however many directives name it.
+    fn page(
+        &mut self,
+        d: &Directive,
+        key: &(Option<String>, Option<String>),
+    ) -> Result<Arc<DecodedPage>> {
+        if let Some(p) = self.pages.get(key) {
+            return Ok(p.clone());
+        }
+        let p = page_of(d, self.lib)?;
+        self.pages.insert(key.clone(), p.clone());
+        Ok(p)
     }
 
     /// The manifest entries of `deployments` of `page` (the directive's
@@ -455,6 +462,16 @@ impl<'l> ChapterState<'l> {
 /// code included, and the text it sees is the joined command lines and
 /// files, not the data's strings one by one. Loading refuses every string
 /// that could open such a link; this is the check of the text itself.
+/// [`refuse_mdbook_links`] over a rendered section and each of its
+/// deployment chapters.
+fn refuse_section_links(model: &str, section: &render::RenderedSection) -> Result<()> {
+    refuse_mdbook_links(model, None, &section.markdown)?;
+    for s in &section.subchapters {
+        refuse_mdbook_links(model, Some(&s.rel_path), &s.markdown)?;
+    }
+    Ok(())
+}
+
 fn refuse_mdbook_links(model: &str, chapter: Option<&str>, markdown: &str) -> Result<()> {
     let Some(at) = escape::mdbook_link(markdown) else {
         return Ok(());

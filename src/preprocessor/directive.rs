@@ -10,7 +10,7 @@ use std::ops::Range;
 use pulldown_cmark::{Event, Tag, TagEnd};
 
 use super::parse::{CLOSE, Directive, DirectiveError, OPEN, parse};
-use crate::util::markdown::MarkdownConfig;
+use crate::util::cmark::MarkdownConfig;
 
 /// Where a directive sits, for messages (1-based, column in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,9 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow, bail};
 
+use crate::book::BookDir;
 use crate::data;
 use crate::decode::{self, DecodedPage};
 use crate::util::fs::{Bounds, shown_path};
+use crate::util::notice::{Notice, Notices};
 use crate::util::text::closest;
 
 /// Why a data file is not in the library.
@@ -76,31 +78,34 @@ pub struct Library {
     entries: HashMap<PathBuf, Arc<DecodedPage>>,
     /// Data files that failed to load, and why.
     failed: BTreeMap<PathBuf, LoadFailure>,
-    /// Files whose warnings were printed: an on-demand library may decode a
+    /// Files whose warnings were given: an on-demand library may decode a
     /// file more than once.
     warned: Mutex<HashSet<PathBuf>>,
+    /// Warnings not taken yet ([`Library::take_notices`]).
+    notices: Notices,
 }
 
 impl Library {
     /// Loads and decodes every data file under `data_dir` (relative to
     /// `root`), reading only inside the book (files up to the default size).
     pub fn load(root: &Path, data_dir: &Path) -> Result<Library> {
-        Library::open(root, data_dir, Bounds::strict(root)?, Residency::Resident)
+        let bounds = Bounds::strict(root)?;
+        let dir = root.join(data_dir);
+        Library::open_with(root, (dir, data_dir), bounds, Residency::Resident, None)
     }
 
     /// Indexes every data file under `data_dir` by page name; each is decoded
     /// when a directive uses it.
     pub fn index(root: &Path, data_dir: &Path) -> Result<Library> {
-        Library::open(root, data_dir, Bounds::strict(root)?, Residency::OnDemand)
+        let bounds = Bounds::strict(root)?;
+        let dir = root.join(data_dir);
+        Library::open_with(root, (dir, data_dir), bounds, Residency::OnDemand, None)
     }
 
-    pub(crate) fn open(
-        root: &Path,
-        data_dir: &Path,
-        bounds: Bounds,
-        residency: Residency,
-    ) -> Result<Library> {
-        Library::open_with(root, data_dir, bounds, residency, None)
+    /// The data directory of `book`, read within its bounds.
+    pub(crate) fn open(book: &BookDir, residency: Residency) -> Result<Library> {
+        let dir = (book.data_dir(), book.agentx.data_dir.as_path());
+        Library::open_with(&book.root, dir, book.bounds.clone(), residency, None)
     }
 
     /// Decodes every data file as a resident library does (the same files
@@ -111,25 +116,23 @@ impl Library {
     /// decoded pages would take about 350 MiB. `visit` may see a file whose
     /// page another file already defines; [`Library::page_files`] lists the
     /// files that count.
-    pub(crate) fn open_visiting(
-        root: &Path,
-        data_dir: &Path,
-        bounds: Bounds,
-        visit: &mut Visit<'_>,
-    ) -> Result<Library> {
-        let mut lib = Library::open_with(root, data_dir, bounds, Residency::Resident, Some(visit))?;
+    pub(crate) fn open_visiting(book: &BookDir, visit: &mut Visit<'_>) -> Result<Library> {
+        let dir = (book.data_dir(), book.agentx.data_dir.as_path());
+        let bounds = book.bounds.clone();
+        let mut lib =
+            Library::open_with(&book.root, dir, bounds, Residency::Resident, Some(visit))?;
         lib.residency = Residency::OnDemand;
         Ok(lib)
     }
 
+    /// `data_dir` is the data directory and its `data-dir` setting (for messages).
     fn open_with(
         root: &Path,
-        data_dir: &Path,
+        (dir, data_dir): (PathBuf, &Path),
         bounds: Bounds,
         residency: Residency,
         mut visit: Option<&mut Visit<'_>>,
     ) -> Result<Library> {
-        let dir = root.join(data_dir);
         if !dir.is_dir() {
             bail!(
                 "data directory {} does not exist; set `data-dir` under [preprocessor.agentx] in \
@@ -149,11 +152,18 @@ impl Library {
             entries: HashMap::new(),
             failed: BTreeMap::new(),
             warned: Mutex::new(HashSet::new()),
+            notices: Notices::default(),
         };
         for path in files.into_iter().filter(|p| data::is_data_file(p)) {
             lib.insert(path, visit.as_deref_mut());
         }
         Ok(lib)
+    }
+
+    /// The warnings of the data files decoded since the last call (keys
+    /// they have that no reader knows), each file's once.
+    pub fn take_notices(&self) -> Vec<Notice> {
+        self.notices.take()
     }
 
     /// Messages of the data files that failed to load.
@@ -337,10 +347,9 @@ impl Library {
                 .expect("warned lock")
                 .insert(path.to_path_buf())
         {
-            for key in &decoded.ignored {
-                let w = format!("{}: ignored unknown key `{key}`", shown.display());
-                eprintln!("warning: {}", crate::util::escape::terminal_text(&w));
-            }
+            self.notices.extend(decoded.ignored.iter().map(|key| {
+                Notice::warning(format!("{}: ignored unknown key `{key}`", shown.display()))
+            }));
         }
         Ok(decoded.page)
     }

@@ -3,13 +3,13 @@
 //! [`AgentxPreprocessor`] implements mdBook's `Preprocessor` trait and
 //! [`run_protocol`] speaks its stdin/stdout protocol.
 //!
-//! May use: `data`, `decode`, `render`, `manifest`, `util`.
+//! May use: `book` (the book's config and paths), `data`, `decode`,
+//! `render`, `manifest`, `util`.
 
 pub(crate) mod assets;
 mod book;
 mod cache;
 mod chapter;
-mod config;
 mod directive;
 mod library;
 mod parse;
@@ -17,23 +17,26 @@ mod protocol;
 mod setup;
 mod summary;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use mdbook_preprocessor::book::Book;
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 
-pub(crate) use self::book::*;
+use crate::book::BookDir;
+use crate::util::notice::{Level, Notice, Notices};
+
+pub(crate) use self::book::{BookSettings, expand_book};
 pub(crate) use self::cache::ExpansionCache;
-pub use self::chapter::*;
-pub use self::config::*;
-pub use self::library::*;
-pub use self::protocol::*;
-pub(crate) use self::summary::*;
+pub use self::chapter::{DeploymentChapter, Expanded, expand_chapter};
+pub use self::library::Library;
+pub(crate) use self::library::Residency;
+pub use self::protocol::run_protocol;
+pub(crate) use self::summary::{DeploymentSummary, SetSummary};
 
 /// Whether a chapter's text holds a directive (not an escaped one): its
 /// deployment chapters are then generated into the directory named after
 /// it (`models/x.md` → `models/x/`).
 pub(crate) fn has_directive(chapter: &str) -> bool {
-    directive::find(chapter, crate::util::markdown::MarkdownConfig::default())
+    directive::find(chapter, crate::util::cmark::MarkdownConfig::default())
         .iter()
         .any(|o| matches!(o.found, directive::Found::Directive(_)))
 }
@@ -49,31 +52,54 @@ pub fn supports(renderer: &str) -> bool {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AgentxPreprocessor;
 
+impl AgentxPreprocessor {
+    /// [`Preprocessor::run`], returning what it has to say with the book:
+    /// the book's set-up problems (for the HTML renderer), the data files'
+    /// and the directives' warnings, and how many directives were left
+    /// unexpanded.
+    pub fn run_reporting(
+        &self,
+        ctx: &PreprocessorContext,
+        mut book: Book,
+    ) -> Result<(Book, Vec<Notice>)> {
+        let dir = BookDir::from_mdbook(&ctx.root, &ctx.config)?;
+        let notices = Notices::default();
+        if ctx.renderer == "html" {
+            for w in setup::setup_warnings(&setup::BookSetup::of(&dir)) {
+                notices.push(Notice::warning(format!("mdbook-agentx: {w}")));
+            }
+        }
+        let settings = BookSettings {
+            book: &dir,
+            residency: Residency::OnDemand,
+            notices: &notices,
+        };
+        let unexpanded = expand_book(&mut book, &settings, &Default::default(), None, &mut |_| {
+            Ok(())
+        })?;
+        if unexpanded > 0 {
+            notices.push(Notice::info(format!(
+                "mdbook-agentx: {unexpanded} directive(s) left unexpanded (on-error = \"warn\")"
+            )));
+        }
+        Ok((book, notices.take()))
+    }
+}
+
 impl Preprocessor for AgentxPreprocessor {
     fn name(&self) -> &str {
         "agentx"
     }
 
-    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
-        let agentx = config_from_mdbook(&ctx.config)?;
-        if ctx.renderer == "html" {
-            for w in setup_warnings_of(ctx, &agentx)? {
-                eprintln!("warning: mdbook-agentx: {w}");
+    /// Run in-process by mdBook (as a library), the notices go where mdBook
+    /// sends its own messages: its `tracing` log.
+    fn run(&self, ctx: &PreprocessorContext, book: Book) -> Result<Book> {
+        let (book, notices) = self.run_reporting(ctx, book)?;
+        for notice in notices {
+            match notice.level {
+                Level::Warning => tracing::warn!("{}", notice.message),
+                Level::Note | Level::Info => tracing::info!("{}", notice.message),
             }
-        }
-        let settings = BookSettings {
-            root: &ctx.root,
-            src_dir: &ctx.config.book.src,
-            agentx: &agentx,
-            markdown: markdown_from_mdbook(&ctx.config)?,
-            residency: Residency::OnDemand,
-        };
-        let warnings = expand_book(&mut book, &settings, &mut None, None, &mut |_| Ok(()))?;
-        if !warnings.is_empty() {
-            eprintln!(
-                "mdbook-agentx: {} directive(s) left unexpanded (on-error = \"warn\")",
-                warnings.len()
-            );
         }
         Ok(book)
     }
@@ -81,25 +107,4 @@ impl Preprocessor for AgentxPreprocessor {
     fn supports_renderer(&self, renderer: &str) -> Result<bool> {
         Ok(supports(renderer))
     }
-}
-
-/// The set-up problems of the book mdBook is building (see [`setup`]).
-fn setup_warnings_of(
-    ctx: &PreprocessorContext,
-    agentx: &AgentxConfig,
-) -> Result<Vec<setup::SetupWarning>> {
-    let html: mdbook_preprocessor::config::HtmlConfig = ctx
-        .config
-        .get("output.html")
-        .context("invalid [output.html] in book.toml")?
-        .unwrap_or_default();
-    Ok(setup::setup_warnings(&setup::BookSetup {
-        bounds: &agentx.bounds(&ctx.root)?,
-        root: &ctx.root,
-        src: &ctx.config.book.src,
-        data_dir: &agentx.data_dir,
-        extra_watch_dirs: &ctx.config.build.extra_watch_dirs,
-        additional_css: &html.additional_css,
-        additional_js: &html.additional_js,
-    }))
 }

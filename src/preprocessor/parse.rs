@@ -45,7 +45,10 @@ pub(crate) enum DirectiveError {
 
 impl fmt::Display for DirectiveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use DirectiveError::*;
+        use DirectiveError::{
+            AfterValue, BadLevel, EmptyHardware, MissingClose, MissingEquals, MissingPage,
+            NotOnOwnLine, Repeated, Unexpected, UnknownAttribute, Unquoted, UnterminatedQuote,
+        };
         match self {
             MissingClose => write!(f, "missing `>>` at the end of the directive"),
             Unexpected(ch) => write!(

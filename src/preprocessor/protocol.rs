@@ -2,14 +2,14 @@
 
 use std::io::{Read, Write};
 
+use super::AgentxPreprocessor;
+use crate::util::notice::Notice;
 use anyhow::{Context, Result, bail};
-use mdbook_preprocessor::Preprocessor;
-
-use super::*;
 
 /// The mdBook protocol: `[context, book]` on `input`, the book on `output`.
-/// Nothing but the book JSON is written to `output`; messages go to stderr.
-pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<()> {
+/// Nothing but the book JSON is written to `output`; the warnings are
+/// returned, for the caller to show (mdBook passes a preprocessor's stderr on).
+pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<Vec<Notice>> {
     let mut text = String::new();
     input
         .read_to_string(&mut text)
@@ -33,8 +33,8 @@ pub fn run_protocol(mut input: impl Read, mut output: impl Write) -> Result<()> 
     }
     let (ctx, book) = mdbook_preprocessor::parse_input(text.as_bytes())
         .context("cannot parse mdBook's [context, book] input")?;
-    let book = AgentxPreprocessor.run(&ctx, book)?;
+    let (book, notices) = AgentxPreprocessor.run_reporting(&ctx, book)?;
     serde_json::to_writer(&mut output, &book).context("writing the book to stdout")?;
     output.flush()?;
-    Ok(())
+    Ok(notices)
 }

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::assets::{AGENTX_ASSETS, AgentxAsset, Installed, installed_state, is_older};
+use crate::book::BookDir;
 use crate::util::fs::Bounds;
 
 /// A set-up problem of an mdBook book, each with its fix.
@@ -90,6 +91,21 @@ pub(crate) struct BookSetup<'a> {
     pub additional_js: &'a [PathBuf],
     /// What may be read (the asset files).
     pub bounds: &'a Bounds,
+}
+
+impl<'a> BookSetup<'a> {
+    /// The set-up of a book as its `book.toml` describes it.
+    pub(crate) fn of(book: &'a BookDir) -> BookSetup<'a> {
+        BookSetup {
+            root: &book.root,
+            src: &book.config.book.src,
+            data_dir: &book.agentx.data_dir,
+            extra_watch_dirs: &book.config.build.extra_watch_dirs,
+            additional_css: &book.html.additional_css,
+            additional_js: &book.html.additional_js,
+            bounds: &book.bounds,
+        }
+    }
 }
 
 /// Every problem of `book`, assets first.

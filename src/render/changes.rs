@@ -3,7 +3,8 @@
 //! env lines added, removed or changed, and the processes added or removed.
 //! Shown next to the set's blocks; the copyable text does not change.
 //!
-//! May use: `decode` (the model), `util::escape` (every data string).
+//! May use: `decode` (the model), `util::escape` (every data string), `data`
+//! (its tests' blocks).
 
 use std::fmt::Write as _;
 

@@ -3,7 +3,11 @@
 
 use std::fmt::Write as _;
 
-use super::*;
+use super::command_set::{command_set_markdown, command_set_title};
+use super::{
+    SECTION_TITLE, SectionOptions, changes, commit_link, deployment_title, html, provenance_links,
+    selector,
+};
 use crate::data::{ImageStatus, KvTier, Router};
 use crate::decode::{CommandSet, DecodedPage, Deployment, Status};
 use crate::util::escape::{code, link, table_cell, text};
@@ -221,6 +225,7 @@ impl<'a> Reuse<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::{PreviousSection, SECTION_ANCHOR, render_section};
     use crate::test_support::fixture;
 
     /// The section options of the mini fixture's chapter.

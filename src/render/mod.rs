@@ -28,7 +28,9 @@ mod selector;
 use std::fmt::Write as _;
 
 use self::chapter::deployment_chapter;
-pub(crate) use self::command_set::{PROCESS_CLASS, command_set_markdown, command_set_title};
+#[cfg(test)]
+pub(crate) use self::command_set::command_set_markdown;
+pub(crate) use self::command_set::{PROCESS_CLASS, command_set_title};
 pub(crate) use self::model_data::light_model_data;
 use crate::data::KvTier;
 use crate::decode::{DecodedPage, Deployment, Provenance, Status};

@@ -348,7 +348,7 @@ fn delta(earlier: &[Vec<u32>], lines: &[u32]) -> Value {
 /// One line of this tool's Markdown (data in it escaped) as segments: the
 /// text a reader sees, with code spans and links kept apart.
 fn segments(markdown: &str) -> Value {
-    let config = crate::util::markdown::MarkdownConfig::plain();
+    let config = crate::util::cmark::MarkdownConfig::plain();
     let mut out: Vec<Value> = Vec::new();
     let mut link: Option<(String, String)> = None;
     let push_text = |out: &mut Vec<Value>, link: &mut Option<(String, String)>, s: &str| {

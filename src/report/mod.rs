@@ -10,7 +10,8 @@
 //! at the base commit into a scratch directory (removed afterwards), and the
 //! book there is expanded, nothing rendered.
 //!
-//! May use: `check`, `diff`, `manifest`, `site`, `stats`, `util`.
+//! May use: `book` (the book's title), `check`, `diff`, `manifest`, `site`,
+//! `stats`, `util`.
 
 mod markdown;
 
@@ -23,6 +24,7 @@ use serde::Serialize;
 use crate::check::{ArgumentLists, CheckReport, argument_lists};
 use crate::manifest::{Manifest, ManifestDiff};
 use crate::stats::{PageStats, page_stats};
+use crate::util::notice::Notice;
 
 /// The base the book was compared with.
 #[derive(Debug, Clone, Serialize)]
@@ -59,8 +61,12 @@ pub struct Report {
     /// Distinct argument lists new since the base, per image and entry
     /// point, in the order of `check.images`.
     pub new_lines: Vec<NewLines>,
-    /// Every check, as `check` reports it.
+    /// Every check, as `check` reports it (its notices in `check.notices`).
     pub check: CheckReport,
+    /// What expanding the book at the base had to say: for the terminal,
+    /// not part of the report.
+    #[serde(skip)]
+    pub notices: Vec<Notice>,
 }
 
 impl Report {
@@ -79,6 +85,7 @@ impl Report {
 struct Side {
     manifest: Manifest,
     arguments: ArgumentLists,
+    notices: Vec<Notice>,
 }
 
 /// Reports on the book at `book` against the commit `base` names in the
@@ -105,7 +112,7 @@ pub fn run(book: &Path, base: &str) -> Result<Report> {
     let new = Manifest::new(entries);
     let new_lines = new_lines(&check, &old.arguments);
     Ok(Report {
-        title: crate::site::book::BookDir::open(book)?.title(),
+        title: crate::book::BookDir::open(book)?.title(),
         base: BaseRef {
             spec: base.to_string(),
             commit,
@@ -114,17 +121,19 @@ pub fn run(book: &Path, base: &str) -> Result<Report> {
         diff: crate::manifest::compare(&old.manifest, &new),
         new_lines,
         check,
+        notices: old.notices,
     })
 }
 
 /// The manifest and argument lists of the book at `root` (the base).
 fn base_side(root: &Path) -> Result<Side> {
     let mut arguments = ArgumentLists::new();
-    let manifest =
+    let (manifest, notices) =
         crate::site::book_manifest(root, &mut |page| argument_lists(page, &mut arguments))?;
     Ok(Side {
         manifest,
         arguments,
+        notices,
     })
 }
 

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::*;
+use super::reload::{EVENTS_PATH, event_stream};
+use super::{Shared, reload};
 
 /// The site path a request names, or `None` for anything that could leave the
 /// site (`..`, encoded or not, backslashes, NUL) — answered with 404.

@@ -1,5 +1,7 @@
-//! `serve` and `watch`: rebuild on change, serve the site over HTTP with live
-//! reload, and show build errors in the browser.
+//! `serve` and `watch`: the pieces their loops (in the binary) are made of:
+//! a watcher that turns file events into changes to rebuild for, and a
+//! server that serves the site over HTTP with live reload and shows build
+//! errors in the browser.
 //!
 //! The site is served from memory: a rebuild renders every file first and then
 //! swaps the whole set in one step, so a reader never gets a half-written page,
@@ -19,19 +21,16 @@ mod watcher;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use self::http::*;
-use self::reload::*;
-use self::watcher::*;
-use crate::site::engine::{Change, Engine};
-use crate::site::{BuildOptions, output_dir, write_atomically};
-use crate::util::escape::terminal_text;
+use self::http::{AllowedHosts, handle};
+use self::reload::{build_error_event, live_reload_script, sse_event};
+pub use self::watcher::{BookWatcher, Burst};
+use crate::site::BuildOptions;
+use crate::site::engine::Rebuild;
 
 /// How file changes are noticed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +41,7 @@ pub enum WatchMode {
     Poll,
 }
 
-/// Options of `serve`.
+/// Options of [`Server::bind`].
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
     /// Address to listen on.
@@ -58,152 +57,98 @@ pub struct ServeOptions {
     pub allow_hosts: Vec<String>,
 }
 
-/// Builds, serves and rebuilds on change until the process is stopped.
-pub fn serve(root: &Path, opts: &ServeOptions) -> Result<()> {
-    if !opts.bind.is_loopback() {
-        eprintln!(
-            "warning: serving on {}, which other machines can reach; the preview has no \
-             authentication. Use --bind 127.0.0.1 to keep it local.",
-            opts.bind
-        );
-    }
-    let listener = TcpListener::bind(SocketAddr::new(opts.bind, opts.port))
-        .with_context(|| format!("cannot listen on {}:{}", opts.bind, opts.port))?;
-    let addr = listener.local_addr()?;
-    let mut engine = Engine::open(root)?;
-    let shared = Arc::new(Shared::new(AllowedHosts::new(addr, &opts.allow_hosts)));
-    let watcher = BookWatcher::start(&engine, opts.watch)?;
-    rebuild_into(&mut engine, &shared, &[Change::Content], None);
-    let host = match addr.ip() {
-        IpAddr::V6(ip) => format!("[{ip}]"),
-        IpAddr::V4(ip) => ip.to_string(),
-    };
-    let url = format!("http://{host}:{}/", addr.port());
-    eprintln!("Serving {} on {url} (Ctrl-C stops)", root.display());
-    if opts.open {
-        open_browser(&url);
-    }
-    let for_pool = Arc::clone(&shared);
-    let handler = Arc::new(move |stream| {
-        let _ = handle(stream, &for_pool);
-    });
-    std::thread::Builder::new()
-        .name("agentx-accept".into())
-        .spawn(move || {
-            let pool = pool::Pool::new(pool::MAX_WORKERS, pool::spawn_thread, handler);
-            pool::accept_loop(&listener, &pool);
+/// The live-preview server: the site of the last good build, served from
+/// memory with live reload. Bound by [`Server::bind`], it answers requests
+/// once [`Server::start`] runs; each rebuild is handed over with
+/// [`Server::publish`] or, when it failed, [`Server::show_error`]. The loop
+/// that rebuilds on change is the caller's (`mdbook-agentx serve`).
+pub struct Server {
+    listener: Option<TcpListener>,
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+}
+
+impl Server {
+    /// Listens on `opts.bind`:`opts.port`; nothing is answered yet.
+    pub fn bind(opts: &ServeOptions) -> Result<Server> {
+        let listener = TcpListener::bind(SocketAddr::new(opts.bind, opts.port))
+            .with_context(|| format!("cannot listen on {}:{}", opts.bind, opts.port))?;
+        let addr = listener.local_addr()?;
+        Ok(Server {
+            listener: Some(listener),
+            addr,
+            shared: Arc::new(Shared::new(AllowedHosts::new(addr, &opts.allow_hosts))),
         })
-        .context("cannot start the server thread")?;
-    watcher.run(&mut engine, |engine, changes, first_event| {
-        rebuild_into(engine, &shared, changes, Some(first_event));
-    })
-}
+    }
 
-/// Rebuilds on change and writes the site to disk, without a server. The
-/// output directory is `dest` or `[build] build-dir`, inside the book unless
-/// `allow_dest_outside`.
-pub fn watch(
-    root: &Path,
-    dest: Option<PathBuf>,
-    allow_dest_outside: bool,
-    mode: WatchMode,
-) -> Result<()> {
-    let mut engine = Engine::open(root)?;
-    let out = output_dir(engine.dir(), dest.as_deref(), allow_dest_outside)?;
-    let write = |engine: &mut Engine, changes: &[Change], first: Option<Instant>| {
-        let what: Vec<String> = changes.iter().map(|c| c.describe(root)).collect();
-        match engine.rebuild(changes, &BuildOptions::default()) {
-            Ok(r) => match write_atomically(&out, &r.rendered.files) {
-                Ok(()) => eprintln!(
-                    "rebuilt ({}) in {} ms{}: {} of {} pages re-rendered, written to {}",
-                    what.join("; "),
-                    r.elapsed.as_millis(),
-                    since(first),
-                    r.rendered.rerendered,
-                    r.site.pages.len(),
-                    out.display()
-                ),
-                Err(e) => eprintln!("error: {}", terminal_text(&format!("{e:#}"))),
-            },
-            Err(e) => eprintln!(
-                "error: build failed, {} left as it was: {}",
-                out.display(),
-                terminal_text(&format!("{e:#}"))
-            ),
-        }
-    };
-    let watcher = BookWatcher::start(&engine, mode)?;
-    write(&mut engine, &[Change::Content], None);
-    eprintln!("Watching {} (Ctrl-C stops)", root.display());
-    watcher.run(&mut engine, |e, c, first| write(e, c, Some(first)))
-}
+    /// The site's address, `http://host:port/`.
+    pub fn url(&self) -> String {
+        let host = match self.addr.ip() {
+            IpAddr::V6(ip) => format!("[{ip}]"),
+            IpAddr::V4(ip) => ip.to_string(),
+        };
+        format!("http://{host}:{}/", self.addr.port())
+    }
 
-fn since(first: Option<Instant>) -> String {
-    first
-        .map(|t| format!(" ({} ms after the change)", t.elapsed().as_millis()))
-        .unwrap_or_default()
-}
-
-fn rebuild_into(engine: &mut Engine, shared: &Shared, changes: &[Change], first: Option<Instant>) {
-    let generation = shared.site.read().expect("site lock").generation + 1;
-    // The same script every build (its generation is filled in when a page
-    // is served), so the layout cache keeps the pages whose content is unchanged.
-    let opts = BuildOptions {
-        extra_script: Some(live_reload_script()),
-        ..BuildOptions::default()
-    };
-    let what: Vec<String> = changes
-        .iter()
-        .map(|c| c.describe(&engine.dir().root))
-        .collect();
-    match engine.rebuild(changes, &opts) {
-        Ok(r) => {
-            let files: HashMap<String, Arc<Vec<u8>>> = r
-                .rendered
-                .files
-                .into_iter()
-                .map(|f| (f.path.to_string_lossy().replace('\\', "/"), f.bytes))
-                .collect();
-            {
-                let mut site = shared.site.write().expect("site lock");
-                site.files = files;
-                site.error = None;
-                site.generation = generation;
-            }
-            // Sent only now that every file of the new site is in place.
-            shared.broadcast(&sse_event("reload", &generation.to_string()));
-            eprintln!(
-                "rebuilt ({}) in {} ms{}: {} of {} pages re-rendered",
-                what.join("; "),
-                r.elapsed.as_millis(),
-                since(first),
-                r.rendered.rerendered,
-                r.site.pages.len()
-            );
-        }
-        Err(e) => {
-            let event = build_error_event(&e);
-            eprintln!(
-                "error: build failed; still serving the last good site: {}",
-                terminal_text(event["message"].as_str().unwrap_or_default())
-            );
-            let data = event.to_string();
-            shared.site.write().expect("site lock").error = Some(data.clone());
-            shared.broadcast(&sse_event("build-error", &data));
+    /// What a build for this server needs: the live-reload client on every
+    /// page. The same script every build (its generation is filled in when
+    /// a page is served), so the layout cache keeps the pages whose content
+    /// is unchanged.
+    pub fn build_options() -> BuildOptions {
+        BuildOptions {
+            extra_script: Some(live_reload_script()),
+            ..BuildOptions::default()
         }
     }
-}
 
-fn open_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else if cfg!(windows) {
-        "explorer"
-    } else {
-        "xdg-open"
-    };
-    if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
-        eprintln!("warning: cannot open a browser ({opener}: {e}); visit {url}");
+    /// Answers requests from now on, on a thread of its own.
+    pub fn start(&mut self) -> Result<()> {
+        let Some(listener) = self.listener.take() else {
+            return Ok(());
+        };
+        let for_pool = Arc::clone(&self.shared);
+        let handler = Arc::new(move |stream| {
+            let _ = handle(stream, &for_pool);
+        });
+        std::thread::Builder::new()
+            .name("agentx-accept".into())
+            .spawn(move || {
+                let pool = pool::Pool::new(pool::MAX_WORKERS, pool::spawn_thread, handler);
+                pool::accept_loop(&listener, &pool);
+            })
+            .context("cannot start the server thread")?;
+        Ok(())
+    }
+
+    /// Serves the site of `rebuild` from now on, then tells every open page
+    /// to reload.
+    pub fn publish(&self, rebuild: Rebuild) {
+        let files: HashMap<String, Arc<Vec<u8>>> = rebuild
+            .rendered
+            .files
+            .into_iter()
+            .map(|f| (f.path.to_string_lossy().replace('\\', "/"), f.bytes))
+            .collect();
+        let generation = {
+            let mut site = self.shared.site.write().expect("site lock");
+            site.files = files;
+            site.error = None;
+            site.generation += 1;
+            site.generation
+        };
+        // Sent only now that every file of the new site is in place.
+        self.shared
+            .broadcast(&sse_event("reload", &generation.to_string()));
+    }
+
+    /// Keeps serving the last good site and shows `error` over every open
+    /// page; returns the message as the overlay words it.
+    pub fn show_error(&self, error: &anyhow::Error) -> String {
+        let event = build_error_event(error);
+        let data = event.to_string();
+        self.shared.site.write().expect("site lock").error = Some(data.clone());
+        self.shared.broadcast(&sse_event("build-error", &data));
+        event["message"].as_str().unwrap_or_default().to_string()
     }
 }
 

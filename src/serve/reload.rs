@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::*;
+use super::Shared;
 
 /// Path of the live-reload event stream.
 pub(crate) const EVENTS_PATH: &str = "/__agentx/events";

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow};
 use notify::{RecursiveMode, Watcher};
 
-use super::*;
+use super::WatchMode;
 use crate::site::engine::{Change, Engine, WatchRoot};
+use crate::util::notice::Notice;
 
 /// Quiet time that ends a burst of file events.
 pub(crate) const DEBOUNCE: Duration = Duration::from_millis(100);
@@ -17,14 +18,15 @@ const MAX_BURST: Duration = Duration::from_secs(1);
 
 /// Watches the book's inputs. Started before the first build, so that no
 /// change made while it runs (or right after the address is printed) is lost.
-pub(super) struct BookWatcher {
+pub struct BookWatcher {
     watcher: Box<dyn Watcher>,
     rx: Receiver<notify::Result<notify::Event>>,
     watched: Vec<PathBuf>,
 }
 
 impl BookWatcher {
-    pub(super) fn start(engine: &Engine, mode: WatchMode) -> Result<BookWatcher> {
+    /// Watches what `engine`'s book reads, the way `mode` says.
+    pub fn start(engine: &Engine, mode: WatchMode) -> Result<BookWatcher> {
         let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
         let watcher: Box<dyn Watcher> = match mode {
             WatchMode::Native => Box::new(notify::recommended_watcher(tx)?),
@@ -89,35 +91,52 @@ impl BookWatcher {
         self.watch_new_roots(engine, false)
     }
 
-    /// Hands each debounced burst of changes to `rebuild`, forever.
-    pub(super) fn run(
-        mut self,
-        engine: &mut Engine,
-        mut rebuild: impl FnMut(&mut Engine, &[Change], Instant),
-    ) -> Result<()> {
+    /// Blocks until a debounced burst of file events changes something a
+    /// build of `engine`'s book reads. Directories that appeared since the
+    /// last call (`templates/`…) are watched first.
+    pub fn next_changes(&mut self, engine: &Engine) -> Result<Burst> {
+        self.watch_new_roots(engine, false)?;
+        let mut notices = Vec::new();
         loop {
-            let (paths, first) = next_burst(&self.rx)?;
+            let (paths, first_event) = next_burst(&self.rx, &mut notices)?;
             // Before the rebuild reads the files, so that no edit after it goes unseen.
             self.rewatch_replaced_roots(engine, &paths)?;
             let changes = engine.classify(&paths);
-            if changes.is_empty() {
-                continue;
+            if !changes.is_empty() {
+                return Ok(Burst {
+                    changes,
+                    first_event,
+                    notices,
+                });
             }
-            rebuild(engine, &changes, first);
-            self.watch_new_roots(engine, false)?;
         }
     }
 }
 
-/// Blocks for the next event, then gathers events until `DEBOUNCE` of quiet.
-fn next_burst(rx: &Receiver<notify::Result<notify::Event>>) -> Result<(Vec<PathBuf>, Instant)> {
-    let first = rx.recv().map_err(|_| anyhow!("the file watcher stopped"))?;
+/// Changes to rebuild for, from one burst of file events.
+#[derive(Debug)]
+pub struct Burst {
+    /// What changed.
+    pub changes: Vec<Change>,
+    /// When the first event of the burst came.
+    pub first_event: Instant,
+    /// Errors the file watcher reported meanwhile.
+    pub notices: Vec<Notice>,
+}
+
+/// Blocks for the next event, then gathers events until `DEBOUNCE` of quiet;
+/// the watcher's errors go to `notices`.
+fn next_burst(
+    rx: &Receiver<notify::Result<notify::Event>>,
+    notices: &mut Vec<Notice>,
+) -> Result<(Vec<PathBuf>, Instant)> {
+    let first = rx.recv().context("the file watcher stopped")?;
     let start = Instant::now();
     let mut paths = Vec::new();
     let mut add = |ev: notify::Result<notify::Event>| match ev {
         Ok(ev) if !ev.kind.is_access() => paths.extend(ev.paths),
         Ok(_) => {}
-        Err(e) => eprintln!("warning: file watcher: {e}"),
+        Err(e) => notices.push(Notice::warning(format!("file watcher: {e}"))),
     };
     add(first);
     loop {

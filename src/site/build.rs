@@ -6,24 +6,34 @@ use std::collections::HashSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use super::book::BookDir;
-use super::destination::{OutputKind, check_output};
-use super::markdown::LinkMode;
+use super::cache::{CacheKeys, RenderCache};
+use super::output::destination::{OutputKind, check_output};
+use super::output::sink::{FileSink, Inspect, Inspected, MemoryFiles, SiteFile, Staging};
+use super::pages::layout::redirect_html;
+use super::pages::lazy;
+use super::pages::page_html::LinkMode;
+use super::pages::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, sidebar_is_shortened};
+use super::search::{SEARCH_INDEX, SearchPage, search_index_script, site_page};
 use super::theme::Theme;
-use super::*;
+use super::{
+    BuildOptions, BuildReport, EntrySink, ExpandOptions, RenderCounts, Rendered, Site, agents,
+    href, html_path, pages::links, pages::page_html, spill,
+};
+use crate::book::BookDir;
 use crate::preprocessor::Residency;
 use crate::util::fs::is_plain_relative;
+use crate::util::notice::Notice;
 
 impl Site {
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
     #[cfg(test)]
     pub(crate) fn render_files(&self, opts: &BuildOptions) -> Result<Vec<SiteFile>> {
-        let theme = Theme::load(&self.dir.root, &self.dir.bounds)?;
+        let theme = Theme::load(&self.dir)?;
         Ok(self
             .render_with(&theme, &mut RenderCache::default(), opts)?
             .files)
@@ -96,7 +106,7 @@ impl Site {
         texts: Option<&dyn agents::CopyAllTexts>,
     ) -> Result<RenderCounts> {
         assert_eq!(markdown.len(), self.pages.len(), "one Markdown per page");
-        let capped = super::capped::Capped::new(out, self.dir.agentx.max_site_bytes());
+        let capped = super::output::capped::Capped::new(out, self.dir.agentx.max_site_bytes());
         let out: &dyn FileSink = &capped;
         // Cache keys hash each page's Markdown, which a spilled page lacks.
         assert!(
@@ -157,10 +167,11 @@ impl Site {
             Some(body) => body,
             None => {
                 run.counts.bodies.fetch_add(1, Ordering::Relaxed);
-                let options = self.dir.config.output.html.markdown;
-                let mut body = markdown::render(&md, &page.path, &LinkMode::Pages, options);
-                // A model page's whole launch data goes beside it (site/lazy.rs).
-                if let Some((html, files)) = super::lazy::split_model_data(&body.html, &page.path) {
+                let options = self.dir.html.markdown;
+                let mut body = page_html::render(&md, &page.path, &LinkMode::Pages, options);
+                // A model page's whole launch data goes beside it
+                // (site/pages/lazy.rs).
+                if let Some((html, files)) = lazy::split_model_data(&body.html, &page.path) {
                     body.html = html;
                     body.beside = files.into_iter().map(|(p, b)| (p, Arc::new(b))).collect();
                 }
@@ -225,7 +236,7 @@ impl Site {
         {
             return Ok(twin.clone());
         }
-        let options = self.dir.config.output.html.markdown;
+        let options = self.dir.html.markdown;
         let twin = agents::twin(md, &self.pages[i].path, options, texts)?;
         let twin = Arc::new(twin.into_bytes());
         if let (Some(c), Some(k)) = (run.cache, key) {
@@ -299,7 +310,7 @@ impl Site {
         for (name, bytes) in theme.assets() {
             out.put(&Path::new("theme").join(name), bytes.to_vec())?;
         }
-        let html = &self.dir.config.output.html;
+        let html = &self.dir.html;
         let css = html.additional_css.iter().map(|p| ("additional-css", p));
         for (key, extra) in css.chain(html.additional_js.iter().map(|p| ("additional-js", p))) {
             // Written at the same path in the site, so it must stay below both roots.
@@ -341,7 +352,7 @@ impl Site {
                 .assets()
                 .map(|(name, _)| Path::new("theme").join(name)),
         );
-        let html = &self.dir.config.output.html;
+        let html = &self.dir.html;
         generated.extend(
             html.additional_css
                 .iter()
@@ -351,11 +362,11 @@ impl Site {
         for SiteFile { path: rel, bytes } in self.static_files()? {
             let bytes = Arc::unwrap_or_clone(bytes);
             if generated.contains(&rel) {
-                eprintln!(
-                    "warning: {} is not copied: the build generates {}; rename it",
+                self.notices.push(Notice::warning(format!(
+                    "{} is not copied: the build generates {}; rename it",
                     self.dir.display_path(&self.dir.src_dir().join(&rel)),
                     rel.display()
-                );
+                )));
                 continue;
             }
             out.put(&rel, bytes)?;
@@ -366,7 +377,7 @@ impl Site {
     /// Non-Markdown files of the source dir (images…), except AgentX data.
     fn static_files(&self) -> Result<Vec<SiteFile>> {
         let src = self.dir.src_dir();
-        let data_dir = self.dir.root.join(&self.dir.agentx.data_dir);
+        let data_dir = self.dir.data_dir();
         let mut out = Vec::new();
         let bounds = &self.dir.bounds;
         for p in bounds.files_below(&src, |p| p.starts_with(&data_dir))? {
@@ -412,7 +423,7 @@ pub(super) fn build_spilling(
     let dir = BookDir::open(root)?;
     let out_dir = output_dir(&dir, opts.dest.as_deref(), opts.allow_dest_outside)?;
     // Templates first: a template error should not wait for the expansion.
-    let theme = Theme::load(&dir.root, &dir.bounds)?;
+    let theme = Theme::load(&dir)?;
     let stage = Staging::create(&out_dir)?;
     let manifest_path = stage.path().join(crate::manifest::MANIFEST);
     let file = std::fs::File::create(&manifest_path)
@@ -420,18 +431,18 @@ pub(super) fn build_spilling(
     let mut manifest = crate::manifest::ManifestWriter::new(std::io::BufWriter::new(file))?;
     // Where each set's entry is, so pages read their Copy all texts back.
     let mut spans = agents::SpanIndex::default();
-    let mut site = Site::expand_spilling(
-        dir,
-        &mut None,
-        Residency::OnDemand,
+    let options = ExpandOptions {
+        residency: Residency::OnDemand,
         spill_budget,
-        &mut |sets| {
+        entries: Some(&mut |sets| {
             for e in sets.iter() {
                 spans.add(e, manifest.push(e)?);
             }
             Ok(())
-        },
-    )?;
+        }),
+        ..ExpandOptions::default()
+    };
+    let mut site = Site::expand(dir, &OnceLock::new(), options)?;
     let (_, command_sets) = manifest.finish()?;
     let texts = agents::FileTexts::open(&manifest_path, spans)?;
     let manifest_len = std::fs::metadata(&manifest_path)
@@ -459,12 +470,13 @@ pub(super) fn build_spilling(
     stage.count_file(std::fs::metadata(&full_path)?.len());
     let problems = inspected.problems.into_inner().expect("problems lock");
     let (files, bytes) = if problems.is_empty() {
-        stage.commit()?
+        stage.commit(&site.notices)?
     } else {
         // Dropping the stage removes it; the old site stays.
         (0, 0)
     };
     let report = BuildReport {
+        notices: site.notices.take(),
         out_dir,
         pages: site.pages.len(),
         command_sets,
@@ -479,16 +491,21 @@ pub(super) fn build_spilling(
 /// writing anything, and checks its internal links and anchors as pages go
 /// by (`check`; `skip` as for [`links::check`]), sending each chapter's
 /// command sets to `sets`: memory holds what a build holds, plus the site's
-/// ids and links.
+/// ids and links. Returns the build's warnings too.
 pub(crate) fn check_links(
     dir: BookDir,
-    lib: &mut Option<crate::preprocessor::Library>,
+    lib: &OnceLock<crate::preprocessor::Library>,
     skip: &[&str],
     sets: &mut EntrySink<'_>,
-) -> Result<links::LinkCheck> {
-    let mut site =
-        Site::expand_spilling(dir, lib, Residency::OnDemand, spill::HELD_IN_MEMORY, sets)?;
-    let theme = Theme::load(&site.dir.root, &site.dir.bounds)?;
+) -> Result<(links::LinkCheck, Vec<Notice>)> {
+    let options = ExpandOptions {
+        residency: Residency::OnDemand,
+        spill_budget: spill::HELD_IN_MEMORY,
+        entries: Some(sets),
+        ..ExpandOptions::default()
+    };
+    let mut site = Site::expand(dir, lib, options)?;
+    let theme = Theme::load(&site.dir)?;
     let collector = links::LinkCollector::new(skip);
     let markdown = site.take_markdown();
     site.render_into(
@@ -501,28 +518,31 @@ pub(crate) fn check_links(
     )?;
     // The build writes the manifest too; it has no links.
     collector.name_file(Path::new(crate::manifest::MANIFEST));
-    Ok(collector.finish())
+    Ok((collector.finish(), site.notices.take()))
 }
 
 /// The manifest of the book in `root`: its chapters expanded, nothing
-/// rendered. Every data file is decoded first and shown to `page`.
+/// rendered, and the expansion's warnings. Every data file is decoded first
+/// and shown to `page`.
 pub(crate) fn book_manifest(
     root: &Path,
     page: &mut dyn FnMut(&crate::decode::DecodedPage),
-) -> Result<crate::manifest::Manifest> {
+) -> Result<(crate::manifest::Manifest, Vec<Notice>)> {
     let dir = BookDir::open(root)?;
-    let lib = crate::preprocessor::Library::open_visiting(
-        root,
-        &dir.agentx.data_dir,
-        dir.bounds.clone(),
-        &mut |_, decoded| page(decoded),
-    )?;
+    let lib = crate::preprocessor::Library::open_visiting(&dir, &mut |_, decoded| page(decoded))?;
     let mut entries = Vec::new();
-    Site::expand_with(dir, &mut Some(lib), Residency::OnDemand, &mut |sets| {
-        entries.extend(sets.iter().cloned());
-        Ok(())
-    })?;
-    Ok(crate::manifest::Manifest::new(entries))
+    let options = ExpandOptions {
+        residency: Residency::OnDemand,
+        entries: Some(&mut |sets| {
+            entries.extend(sets.iter().cloned());
+            Ok(())
+        }),
+        ..ExpandOptions::default()
+    };
+    let site = Site::expand(dir, &OnceLock::from(lib), options)?;
+    let notices = site.notices.take();
+    drop(site);
+    Ok((crate::manifest::Manifest::new(entries), notices))
 }
 
 /// The output directory of a build: `dest`, or `[build] build-dir` of
@@ -537,10 +557,7 @@ pub(crate) fn output_dir(
 ) -> Result<PathBuf> {
     let (out, origin) = match dest {
         Some(d) => (d.to_path_buf(), "-d"),
-        None => (
-            dir.root.join(&dir.config.build.build_dir),
-            "[build] build-dir",
-        ),
+        None => (dir.build_dir(), "[build] build-dir"),
     };
     check_output(dir, &out, OutputKind::Directory, origin, allow_outside)?;
     Ok(out)

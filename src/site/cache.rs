@@ -7,10 +7,11 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use super::markdown::RenderedMarkdown;
+use super::pages::page_html::RenderedMarkdown;
 use super::search::{Catalog, SearchPage};
-use super::*;
+use super::{BuildOptions, Site};
 use crate::preprocessor::DeploymentSummary;
+use anyhow::Result;
 
 /// What a rebuild reuses (`serve`, `watch`): chapter bodies by a hash of
 /// (chapter path, Markdown), so only chapters whose Markdown changed are

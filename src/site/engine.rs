@@ -9,14 +9,19 @@
 //! - `book.toml`: everything is reloaded.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 
-use super::book::BookDir;
 use super::theme::Theme;
-use super::{BuildOptions, ExpandCache, RenderCache, Rendered, Site};
+use super::{
+    BuildOptions, ExpandCache, ExpandOptions, RenderCache, Rendered, Site, output_dir,
+    write_atomically,
+};
+use crate::book::BookDir;
 use crate::preprocessor::Library;
+use crate::util::notice::{Notice, Notices};
 
 /// What a changed path means for the next rebuild.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,10 +62,27 @@ impl Change {
 #[derive(Debug, Clone)]
 pub(crate) struct BookInputs {
     pub root: PathBuf,
+    /// `book.toml`.
+    pub config: PathBuf,
     /// The source dir (chapters, `SUMMARY.md`, static files).
     pub src: PathBuf,
     /// The AgentX data directory (possibly inside `src`).
     pub data: PathBuf,
+    /// `templates/` and `agentx-theme/`.
+    pub theme: [PathBuf; 2],
+}
+
+impl BookInputs {
+    /// The inputs of `book`.
+    pub(crate) fn of(book: &BookDir) -> BookInputs {
+        BookInputs {
+            root: book.root.clone(),
+            config: book.book_toml(),
+            src: book.src_dir(),
+            data: book.data_dir(),
+            theme: [book.templates_dir(), book.theme_dir()],
+        }
+    }
 }
 
 /// What a changed path touches.
@@ -86,16 +108,14 @@ pub(crate) fn change_kind(book: &BookInputs, path: &Path) -> Option<ChangeKind> 
     if is_editor_noise(path) {
         return None;
     }
-    if path == book.root.join("book.toml") {
+    if path == book.config {
         Some(ChangeKind::Config)
     } else if path != book.root
         && path.starts_with(&book.root)
         && (book.src.starts_with(path) || book.data.starts_with(path))
     {
         Some(ChangeKind::Replaced)
-    } else if path.starts_with(book.root.join("templates"))
-        || path.starts_with(book.root.join(super::theme::THEME_DIR))
-    {
+    } else if book.theme.iter().any(|d| path.starts_with(d)) {
         Some(ChangeKind::Theme)
     } else if path.starts_with(&book.data) {
         crate::data::is_data_file(path).then_some(ChangeKind::Data)
@@ -138,9 +158,24 @@ pub struct Rebuild {
     pub(crate) elapsed: Duration,
     /// Chapters whose directives were expanded (the others came from the cache).
     pub(crate) chapters_expanded: usize,
+    /// What expanding and rendering had to say.
+    notices: Vec<Notice>,
 }
 
 impl Rebuild {
+    /// Warnings of the rebuild, in the order they arose.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    /// Writes the site into `out` (swapped in whole); returns what the
+    /// user should know of how publishing went.
+    pub fn write_to(&self, out: &Path) -> Result<Vec<Notice>> {
+        let notices = Notices::default();
+        write_atomically(out, &self.rendered.files, &notices)?;
+        Ok(notices.take())
+    }
+
     /// How long the rebuild took.
     pub fn elapsed(&self) -> Duration {
         self.elapsed
@@ -171,7 +206,8 @@ impl Rebuild {
 pub struct Engine {
     root: PathBuf,
     dir: BookDir,
-    library: Option<Library>,
+    /// Opened by the first rebuild that meets a directive, then kept.
+    library: OnceLock<Library>,
     /// The theme, or why it failed to load (the next render reports it).
     theme: Result<Theme, String>,
     /// Why `book.toml` failed to load, until it is fixed.
@@ -185,35 +221,44 @@ impl Engine {
     pub fn open(root: &Path) -> Result<Engine> {
         // File events carry absolute paths; compare them with an absolute root.
         let root = &std::fs::canonicalize(root)
-            .map_err(|e| anyhow!("cannot open book directory {}: {e}", root.display()))?;
+            .with_context(|| format!("cannot open book directory {}", root.display()))?;
         let dir = BookDir::open(root)?;
         Ok(Engine {
             root: root.to_path_buf(),
-            theme: Theme::load(root, &dir.bounds).map_err(|e| format!("{e:#}")),
+            theme: Theme::load(&dir).map_err(|e| format!("{e:#}")),
             dir,
-            library: None,
+            library: OnceLock::new(),
             config_error: None,
             cache: RenderCache::default(),
             expansions: ExpandCache::default(),
         })
     }
 
-    pub(crate) fn dir(&self) -> &BookDir {
-        &self.dir
+    /// The book root, absolute (file events carry absolute paths).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where this book builds to: `dest`, or `[build] build-dir`; inside
+    /// the book unless `allow_outside` (see `build`).
+    pub fn output_dir(&self, dest: Option<&Path>, allow_outside: bool) -> Result<PathBuf> {
+        output_dir(&self.dir, dest, allow_outside)
     }
 
     /// What to watch: the book root (not below it: `book.toml`), the source
     /// dir, the data dir, `templates/` and `agentx-theme/`, where they exist.
     pub(crate) fn watch_roots(&self) -> Vec<WatchRoot> {
         let root = |path: PathBuf, recursive| WatchRoot { path, recursive };
-        let src = self.dir.src_dir();
-        let data = self.root.join(&self.dir.agentx.data_dir);
-        let mut v = vec![root(self.root.clone(), false), root(src.clone(), true)];
-        if !data.starts_with(&src) {
-            v.push(root(data, true));
+        let inputs = BookInputs::of(&self.dir);
+        let mut v = vec![
+            root(self.root.clone(), false),
+            root(inputs.src.clone(), true),
+        ];
+        if !inputs.data.starts_with(&inputs.src) {
+            v.push(root(inputs.data, true));
         }
-        for d in ["templates", super::theme::THEME_DIR] {
-            v.push(root(self.root.join(d), true));
+        for d in inputs.theme {
+            v.push(root(d, true));
         }
         // A directory outside the book is not read (the build says why), so
         // not watched either: `data-dir = "/"` must not watch the whole disk.
@@ -223,11 +268,7 @@ impl Engine {
 
     /// Sorts changed paths into changes; paths that matter to no build are dropped.
     pub fn classify(&self, paths: &[PathBuf]) -> Vec<Change> {
-        let inputs = BookInputs {
-            root: self.root.clone(),
-            src: self.dir.src_dir(),
-            data: self.root.join(&self.dir.agentx.data_dir),
-        };
+        let inputs = BookInputs::of(&self.dir);
         let mut out = Vec::new();
         let mut data = Vec::new();
         for p in paths {
@@ -264,18 +305,17 @@ impl Engine {
             self.reload_all();
         } else if changes.iter().any(|c| matches!(c, Change::Replaced(_))) {
             // Chapters are read anew by every rebuild; the data is not.
-            self.library = None;
+            self.library = OnceLock::new();
             self.expansions.clear();
         }
         for c in changes {
             match c {
                 Change::Theme => {
-                    self.theme =
-                        Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
+                    self.theme = Theme::load(&self.dir).map_err(|e| format!("{e:#}"));
                     self.cache.clear_pages();
                 }
                 Change::Data(paths) => {
-                    if let Some(lib) = &mut self.library {
+                    if let Some(lib) = self.library.get_mut() {
                         lib.reload(paths);
                     }
                 }
@@ -286,13 +326,14 @@ impl Engine {
             return Err(anyhow!("{e}"));
         }
         let theme = self.theme.as_ref().map_err(|e| anyhow!("{e}"))?;
-        let site = Site::expand(
-            self.dir.clone(),
-            &mut self.library,
-            Some(&mut self.expansions),
-        )?;
+        let options = ExpandOptions {
+            cache: Some(&mut self.expansions),
+            ..ExpandOptions::default()
+        };
+        let site = Site::expand(self.dir.clone(), &self.library, options)?;
         let rendered = site.render_with(theme, &mut self.cache, opts)?;
         Ok(Rebuild {
+            notices: site.notices.take(),
             site,
             rendered,
             elapsed: start.elapsed(),
@@ -310,8 +351,8 @@ impl Engine {
             }
             Err(e) => self.config_error = Some(format!("{e:#}")),
         }
-        self.library = None;
-        self.theme = Theme::load(&self.root, &self.dir.bounds).map_err(|e| format!("{e:#}"));
+        self.library = OnceLock::new();
+        self.theme = Theme::load(&self.dir).map_err(|e| format!("{e:#}"));
         self.cache.clear();
         self.expansions.clear();
     }

@@ -7,15 +7,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::destination::{OutputKind, SINGLE_FILE_MARKER, check_output};
-use super::markdown::{self, LinkMode};
-use super::output::write_file_atomically;
+use super::output::destination::{OutputKind, SINGLE_FILE_MARKER, check_output};
+use super::output::sink::write_file_atomically;
+use super::pages::page_html::{self, LinkMode};
+use super::pages::sidebar::SidebarKind;
 use super::remote::{remote_assets, remote_css_urls};
 use super::search::{SearchPage, search_index_inline};
-use super::sidebar::SidebarKind;
 use super::theme::{HIGHLIGHT_CSS, Theme};
 use super::{BuildOptions, SidebarItem, Site};
 use crate::util::escape;
+use crate::util::notice::Notice;
 use crate::util::text::slug;
 
 /// The remote assets one HTML page or stylesheet would load.
@@ -44,7 +45,7 @@ pub(crate) fn offline_problems_in(path: &Path, bytes: &[u8]) -> Vec<String> {
 pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
     // OUT may be anywhere, but never over the book's inputs or a directory
     // this tool did not make (the build checks again, naming it `-d`).
-    let dir = super::book::BookDir::open(root)?;
+    let dir = crate::book::BookDir::open(root)?;
     check_output(&dir, out, OutputKind::Directory, "--offline", true)?;
     let opts = BuildOptions {
         dest: Some(out.to_path_buf()),
@@ -67,20 +68,20 @@ pub fn export_offline(root: &Path, out: &Path) -> Result<super::BuildReport> {
 /// Writes [`single_file`] to `out` (any path, but not over the book's
 /// inputs nor over a file this tool did not write), ending with a marker
 /// comment that tells a later export the file is its own; returns the
-/// bytes written. The file
+/// bytes written and the build's warnings. The file
 /// is written under a temporary name beside `out` and renamed over it, so a
 /// failed write leaves the old file and no partial one.
-pub fn write_single_file(root: &Path, out: &Path) -> Result<u64> {
-    let dir = super::book::BookDir::open(root)?;
+pub fn write_single_file(root: &Path, out: &Path) -> Result<(u64, Vec<Notice>)> {
+    let dir = crate::book::BookDir::open(root)?;
     check_output(&dir, out, OutputKind::File, "--single-file", true)?;
-    let mut html = single_file(root)?;
+    let SingleFile { mut html, notices } = single_file(root)?;
     if !html.ends_with('\n') {
         html.push('\n');
     }
     html.push_str(SINGLE_FILE_MARKER);
     html.push('\n');
     write_file_atomically(out, html.as_bytes())?;
-    Ok(html.len() as u64)
+    Ok((html.len() as u64, notices))
 }
 
 /// Id prefix of a chapter in the single file.
@@ -88,11 +89,20 @@ fn chapter_prefix(path: &Path) -> String {
     format!("ch-{}", slug(&path.with_extension("").to_string_lossy()))
 }
 
+/// The book as one HTML file, and what building it had to say.
+#[derive(Debug, Clone)]
+pub struct SingleFile {
+    /// The page.
+    pub html: String,
+    /// Warnings, in the order they arose.
+    pub notices: Vec<Notice>,
+}
+
 /// The whole book as one HTML file: assets inlined, chapters as sections,
 /// every id prefixed by its chapter so anchors stay unique and links work.
-pub fn single_file(root: &Path) -> Result<String> {
+pub fn single_file(root: &Path) -> Result<SingleFile> {
     let site = Site::load(root)?;
-    let theme = Theme::load(root, &site.dir.bounds)?;
+    let theme = Theme::load(&site.dir)?;
     let prefixes: HashMap<PathBuf, String> = site
         .pages
         .iter()
@@ -132,7 +142,10 @@ pub fn single_file(root: &Path) -> Result<String> {
             problems.join("\n  ")
         );
     }
-    Ok(html)
+    Ok(SingleFile {
+        html,
+        notices: site.notices.take(),
+    })
 }
 
 /// Every chapter as a `<section>` (the landing overview after the first
@@ -164,10 +177,10 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> Result<(String,
                 (stub, Vec::new())
             }
             _ => {
-                let options = site.dir.config.output.html.markdown;
-                let r = markdown::render(&page.markdown, &page.path, &mode, options);
+                let options = site.dir.html.markdown;
+                let r = page_html::render(&page.markdown, &page.path, &mode, options);
                 let body = match (&overview, i == site.landing_page()) {
-                    (Some(o), true) => super::layout::after_title(&r.html, o),
+                    (Some(o), true) => super::pages::layout::after_title(&r.html, o),
                     _ => r.html,
                 };
                 (body, r.headings)
@@ -179,7 +192,7 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> Result<(String,
         let max = site.dir.agentx.max_site_bytes();
         if content.len() as u64 > max {
             let at = format!("the single file, at {}", page.path.display());
-            return Err(crate::preprocessor::over_max_site(&at, max));
+            return Err(crate::book::over_max_site(&at, max));
         }
         // Ids carry their chapter's prefix, so headings link as `#id`; a
         // set's link leads to its target in the stub, and its model's

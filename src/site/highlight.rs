@@ -1,7 +1,7 @@
 //! Syntax highlighting with syntect: class-based spans (so one generated CSS
 //! file serves light and dark schemes) and caches so each distinct block is
 //! highlighted once per process — derived command sets repeat many blocks —
-//! and each distinct line once per parser state ([`lines`]).
+//! and each distinct line once per parser state on each thread ([`lines`]).
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};

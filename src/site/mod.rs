@@ -1,66 +1,52 @@
 //! The standalone builder: `book.toml` + `SUMMARY.md` + chapters → HTML, with
 //! the AgentX preprocessor run in-process, tera templates, syntect highlighting,
 //! an embedded search index, and an atomic swap of the output directory.
-//! One module per output concern: [`sidebar`], [`layout`] (templates),
-//! [`search`] (with [`tokens`]), [`overview`] (the landing page's table of
-//! models), [`table`], [`output`] (sinks and staging), [`destination`]
-//! (where an output may go), [`cache`] (what rebuilds reuse), [`spill`] (a
-//! large book's Markdown waiting for its pages) and [`build`]; `engine`
+//! A folder per concern: [`pages`] (a chapter's Markdown → its HTML body, the
+//! sidebar, the page laid out in its template, the landing page's table of
+//! models, the link check), [`output`] (sinks and staging, where an output
+//! may go, publishing, the size bound), [`search`] (the index and its
+//! tokens) and [`agents`] (the book as Markdown: agent files, portable
+//! Markdown). Beside them: [`theme`], [`highlight`], [`cache`] (what
+//! rebuilds reuse), [`spill`] (a large book's Markdown waiting for its
+//! pages), [`build`], [`export`] (with [`remote`]), and `engine`, which
 //! drives rebuilds for `serve` and `watch`.
 //!
-//! May use: `preprocessor`, `render` (its class names), `manifest`, `decode`,
-//! `data`, `util`.
+//! May use: `book` (the book's config and paths), `preprocessor`, `render`
+//! (its class names), `manifest`, `decode`, `data`, `util`.
 
-mod agents;
-pub(crate) mod book;
+pub(crate) mod agents;
 mod build;
 mod cache;
-mod capped;
-pub(crate) mod destination;
 pub(crate) mod engine;
 pub(crate) mod export;
-mod heading_ids;
 pub(crate) mod highlight;
-mod layout;
-mod lazy;
-pub(crate) mod links;
-pub(crate) mod markdown;
-pub(crate) mod mdbook_agents;
 mod output;
-mod overview;
-mod portable;
-mod publish;
+pub(crate) mod pages;
 mod remote;
 mod search;
-mod sidebar;
 mod spill;
-mod table;
 pub(crate) mod theme;
-mod tokens;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use self::book::BookDir;
+use crate::book::BookDir;
 use crate::preprocessor::{self, Residency};
+use crate::util::notice::{Notice, Notices};
 
+pub use self::agents::portable::{MarkdownReport, export_markdown};
 pub use self::build::build;
 pub(crate) use self::build::{book_manifest, build_inspected, check_links, output_dir};
-use self::cache::CacheKeys;
 pub(crate) use self::cache::{ExpandCache, RenderCache};
-use self::layout::redirect_html;
-pub(crate) use self::output::{FileSink, MemoryFiles, SiteFile, write_atomically};
-use self::output::{Inspect, Inspected, Staging};
-pub use self::portable::{MarkdownReport, export_markdown};
-pub(crate) use self::search::SEARCH_INDEX;
-use self::search::{Catalog, SearchPage, search_index_script, site_page};
-pub(crate) use self::sidebar::{ALL_CHAPTERS, SidebarIndex, SidebarItem, SidebarKind};
-use self::sidebar::{SIDEBAR_FULL_LIMIT, flatten, sidebar_for, sidebar_is_shortened};
+pub(crate) use self::output::sink::{FileSink, SiteFile, write_atomically};
+use self::pages::sidebar::flatten;
+pub(crate) use self::pages::sidebar::{SidebarIndex, SidebarItem};
+use self::search::Catalog;
 
 /// How [`build`] builds.
 #[derive(Debug, Clone, Default)]
@@ -76,6 +62,8 @@ pub struct BuildOptions {
 /// What a build produced.
 #[derive(Debug, Clone)]
 pub struct BuildReport {
+    /// Warnings and notes, in the order they arose.
+    pub notices: Vec<Notice>,
     /// The output directory.
     pub out_dir: PathBuf,
     /// Pages written.
@@ -118,9 +106,11 @@ pub(crate) struct Site {
     landing: usize,
     /// Chapters' Markdown that waits in a file rather than in `pages`.
     spilled: Option<std::sync::Arc<spill::Spilled>>,
+    /// What expanding and rendering it had to say, for the report.
+    pub notices: Notices,
 }
 
-/// Where [`Site::expand_with`] sends each chapter's manifest entries.
+/// Where [`Site::expand`] sends each chapter's manifest entries.
 pub(crate) type EntrySink<'a> =
     dyn FnMut(Arc<Vec<crate::manifest::ManifestEntry>>) -> Result<()> + 'a;
 
@@ -149,33 +139,67 @@ struct RenderCounts {
     pages: AtomicUsize,
 }
 
+/// How [`Site::expand`] reads and expands a book.
+pub(crate) struct ExpandOptions<'a, 's> {
+    /// How a data library opened by the expansion keeps its data.
+    pub residency: Residency,
+    /// Expansions of chapters whose text and data did not change are taken
+    /// from here, and the new ones kept for the next rebuild (`serve`, `watch`).
+    pub cache: Option<&'a mut ExpandCache>,
+    /// Bytes of expanded Markdown kept in `pages`; beyond it, chapters wait
+    /// in a file until each page is rendered ([`spill`]): for one-shot
+    /// renders, not with a cache, which keeps its Markdown.
+    pub spill_budget: usize,
+    /// Where each chapter's command sets go. Without a sink they stay in
+    /// [`Site::manifest`], each set counted once in `command_sets`; with
+    /// one, `manifest` stays empty and `command_sets` zero (the caller counts).
+    pub entries: Option<&'a mut EntrySink<'s>>,
+}
+
+impl Default for ExpandOptions<'_, '_> {
+    fn default() -> Self {
+        ExpandOptions {
+            residency: Residency::Resident,
+            cache: None,
+            spill_budget: usize::MAX,
+            entries: None,
+        }
+    }
+}
+
 impl Site {
     /// Reads the book and runs the preprocessor on it.
     pub(crate) fn load(root: &Path) -> Result<Site> {
-        Site::expand(BookDir::open(root)?, &mut None, None)
+        Site::expand(
+            BookDir::open(root)?,
+            &OnceLock::new(),
+            ExpandOptions::default(),
+        )
     }
 
-    /// Reads the chapters of an opened book and runs the preprocessor on them,
-    /// with the data library `lib` (loaded on first use, then reused), keeping
-    /// every command set for the manifest. With a `cache`, chapters whose
-    /// text and data did not change are taken from it (`serve`, `watch`).
+    /// Reads the chapters of an opened book and runs the preprocessor on
+    /// them, with the data library `lib`: the caller's, opened here on the
+    /// first directive if it is empty, so a caller that rebuilds keeps it.
     pub(crate) fn expand(
         dir: BookDir,
-        lib: &mut Option<preprocessor::Library>,
-        cache: Option<&mut ExpandCache>,
+        lib: &OnceLock<preprocessor::Library>,
+        opts: ExpandOptions<'_, '_>,
     ) -> Result<Site> {
-        let mut manifest = Vec::new();
-        let mut site = Site::expand_cached(
-            dir,
-            lib,
-            Residency::Resident,
+        let ExpandOptions {
+            residency,
             cache,
-            usize::MAX,
-            &mut |sets| {
-                manifest.push(sets);
-                Ok(())
-            },
-        )?;
+            spill_budget,
+            entries,
+        } = opts;
+        if let Some(sets) = entries {
+            return Site::expand_into(dir, lib, residency, cache, spill_budget, sets);
+        }
+        let mut manifest = Vec::new();
+        let mut keep = |sets| {
+            manifest.push(sets);
+            Ok(())
+        };
+        let mut site = Site::expand_into(dir, lib, residency, cache, spill_budget, &mut keep)?;
         // A command set shown by two directives counts once.
         site.command_sets = manifest
             .iter()
@@ -187,50 +211,21 @@ impl Site {
         Ok(site)
     }
 
-    /// Reads and expands the book, sending the command sets of each chapter
-    /// to `sets` instead of keeping them (`manifest` stays empty and
-    /// `command_sets` zero: the caller counts).
-    pub(crate) fn expand_with(
+    /// [`Site::expand`], sending each chapter's command sets to `sets`.
+    fn expand_into(
         dir: BookDir,
-        lib: &mut Option<preprocessor::Library>,
-        residency: Residency,
-        sets: &mut EntrySink<'_>,
-    ) -> Result<Site> {
-        Site::expand_cached(dir, lib, residency, None, usize::MAX, sets)
-    }
-
-    /// [`Site::expand_with`], keeping at most `budget` bytes of expanded
-    /// Markdown in `pages` and the rest in a file ([`spill`]) until each
-    /// page is rendered: for one-shot renders, not for caches.
-    pub(crate) fn expand_spilling(
-        dir: BookDir,
-        lib: &mut Option<preprocessor::Library>,
-        residency: Residency,
-        budget: usize,
-        sets: &mut EntrySink<'_>,
-    ) -> Result<Site> {
-        Site::expand_cached(dir, lib, residency, None, budget, sets)
-    }
-
-    /// Expands with an expansion cache (the engine's rebuilds; `budget` is
-    /// then `usize::MAX`: a cache keeps its Markdown) or a spill budget.
-    fn expand_cached(
-        dir: BookDir,
-        lib: &mut Option<preprocessor::Library>,
+        lib: &OnceLock<preprocessor::Library>,
         residency: Residency,
         mut cache: Option<&mut ExpandCache>,
         budget: usize,
         sets: &mut EntrySink<'_>,
     ) -> Result<Site> {
-        let root = dir.root.clone();
         let mut book = dir.load_book()?;
-        // Directives left unexpanded were reported as they were met.
+        let notices = Notices::default();
         let settings = preprocessor::BookSettings {
-            root: &root,
-            src_dir: &dir.config.book.src,
-            agentx: &dir.agentx,
-            markdown: dir.config.output.html.markdown,
+            book: &dir,
             residency,
+            notices: &notices,
         };
         let mut catalog = Catalog::default();
         let (chapters, catalogs) = match cache.as_deref_mut() {
@@ -281,6 +276,7 @@ impl Site {
             manifest: Vec::new(),
             catalog: Arc::new(catalog),
             spilled: spiller.finish()?.map(std::sync::Arc::new),
+            notices,
         })
     }
 }

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use super::export::single_file;
-use super::links::{self, attribute_values};
-use super::markdown::{LinkMode, render};
+use super::pages::links::{self, attribute_values};
+use super::pages::page_html::{LinkMode, render};
 use super::remote::remote_assets;
 use super::*;
-use crate::site::sidebar::TOP_LEVEL_WINDOW;
+use crate::site::pages::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, TOP_LEVEL_WINDOW};
 use crate::test_support::{self as support, files_under};
 
 /// The whole error chain of a build that must fail.
@@ -30,7 +30,7 @@ fn build_into(book: &Path, out: &Path) -> anyhow::Result<BuildReport> {
 
 #[test]
 fn single_file_keeps_anchors_unique_and_links_inside() {
-    let html = single_file(&support::repo()).unwrap();
+    let html = single_file(&support::repo()).unwrap().html;
     assert!(remote_assets(&html).is_empty());
     assert!(!html.contains("<link rel=\"stylesheet\""));
     assert!(html.contains("<style>"));
@@ -67,7 +67,7 @@ fn html_fragment_snapshots() {
         .find(|s| s.anchor == "mini-fp8-gb300-dynamo-agentic-disagg-0-c128-mooncake-dynamo")
         .unwrap();
     let md = crate::render::command_set_markdown(set, "Mini-Test · GB300 · Disagg", "");
-    let options = crate::util::markdown::MarkdownConfig::default();
+    let options = crate::util::cmark::MarkdownConfig::default();
     let r = render(&md, Path::new("m/x.md"), &LinkMode::Pages, options);
     insta::assert_snapshot!("html_command_set", r.html);
     let out = crate::preprocessor::expand_chapter(
@@ -75,7 +75,7 @@ fn html_fragment_snapshots() {
         Path::new("m.md"),
         "m.md",
         &lib,
-        crate::preprocessor::OnError::Fail,
+        crate::book::OnError::Fail,
     )
     .unwrap();
     let r = render(&out.content, Path::new("m.md"), &LinkMode::Pages, options);

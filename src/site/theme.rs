@@ -7,10 +7,11 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 use tera::Tera;
 
 use super::highlight;
+use crate::book::BookDir;
 use crate::util::fs::Bounds;
 
 mod functions;
@@ -23,9 +24,6 @@ pub(crate) const TEMPLATES: [(&str, &str); 3] = [
 ];
 
 const SIDEBAR_TEMPLATE: &str = include_str!("../../templates/sidebar.html");
-
-/// The book's folder of builder asset overrides (relative to the book root).
-pub(crate) const THEME_DIR: &str = "agentx-theme";
 
 /// Default assets, written under `theme/` in the output; a book overrides one
 /// by shipping `agentx-theme/<name>`.
@@ -64,7 +62,7 @@ pub(crate) struct Theme {
 
 /// The built-in `sidebar.html` as registered: when a page's context has
 /// `sidebar_html` (the template's output, written by
-/// [`super::sidebar::sidebar_html`]), that, otherwise the template itself.
+/// [`super::pages::sidebar::sidebar_html`]), that, otherwise the template itself.
 fn builtin_sidebar_template(text: &str) -> String {
     format!(
         "{{% if sidebar_html is defined %}}{{{{ sidebar_html | safe }}}}{{% else %}}{text}{{% endif %}}"
@@ -73,9 +71,14 @@ fn builtin_sidebar_template(text: &str) -> String {
 
 impl Theme {
     /// Defaults, overridden by the book's `templates/` and `agentx-theme/` files
-    /// (read inside `bounds`: a template or asset that is a symlink out of
-    /// the book, a FIFO or a device fails the load).
-    pub(crate) fn load(root: &Path, bounds: &Bounds) -> Result<Theme> {
+    /// (read inside the book's bounds: a template or asset that is a symlink
+    /// out of the book, a FIFO or a device fails the load).
+    pub(crate) fn load(book: &BookDir) -> Result<Theme> {
+        Theme::load_from(&book.templates_dir(), &book.theme_dir(), &book.bounds)
+    }
+
+    /// [`Theme::load`] from these directories.
+    fn load_from(templates_dir: &Path, theme_dir: &Path, bounds: &Bounds) -> Result<Theme> {
         let mut tera = Tera::default();
         // tera's default escaper also escapes `/`, which spells every link
         // `models&#x2F;x.html`; escape only what HTML needs.
@@ -91,7 +94,7 @@ impl Theme {
                 format!("built-in {name}"),
             ));
         }
-        for p in bounds.entries_of(&root.join("templates"))? {
+        for p in bounds.entries_of(templates_dir)? {
             if p.extension().is_some_and(|e| e == "html") {
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
                 let text = bounds.read_to_string(&p)?;
@@ -111,7 +114,7 @@ impl Theme {
                 text.clone()
             };
             tera.add_raw_template(name, &text)
-                .map_err(|e| anyhow!("template {origin}: {}", tera_message(&e)))?;
+                .with_context(|| format!("template {origin}"))?;
             functions::check(&tera.templates[name.as_str()], &text, origin)
                 .map_err(|e| anyhow!("template {e}"))?;
         }
@@ -123,7 +126,7 @@ impl Theme {
             HIGHLIGHT_CSS.to_string(),
             highlight_css().as_bytes().to_vec(),
         ));
-        for p in bounds.entries_of(&root.join(THEME_DIR))? {
+        for p in bounds.entries_of(theme_dir)? {
             // Subdirectories are not assets; anything else must be a regular file.
             if !p.is_dir() {
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
@@ -151,13 +154,14 @@ impl Theme {
     pub(crate) fn builtin_for_tests() -> Theme {
         let dir = tempfile::tempdir().expect("temporary directory");
         let bounds = Bounds::strict(dir.path()).expect("bounds");
-        Theme::load(dir.path(), &bounds).expect("built-in theme loads")
+        let none = dir.path().join("none");
+        Theme::load_from(&none, &none, &bounds).expect("built-in theme loads")
     }
 
     pub(crate) fn render(&self, name: &str, ctx: &tera::Context) -> Result<String> {
         self.tera
             .render(name, ctx)
-            .map_err(|e| anyhow!("template {name}: {}", tera_message(&e)))
+            .with_context(|| format!("template {name}"))
     }
 
     pub(crate) fn assets(&self) -> impl Iterator<Item = (&str, &[u8])> {
@@ -174,15 +178,4 @@ impl Theme {
 
 fn escape_for_tera(s: &str) -> String {
     highlight::escape_html(s)
-}
-
-/// tera puts the useful part (line, column, what was expected) in the source chain.
-fn tera_message(e: &tera::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut src = std::error::Error::source(e);
-    while let Some(s) = src {
-        parts.push(s.to_string());
-        src = s.source();
-    }
-    parts.join(": ")
 }

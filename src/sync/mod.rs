@@ -1,14 +1,18 @@
-//! `sync`: AgentX data files generated from InferenceX lanes.
+//! `sync`: AgentX data files generated from InferenceX lanes, in three
+//! stages, one folder each: [`input`] (what is read), [`generate`] (what a
+//! lane becomes) and [`output`] (what is written).
 //!
-//! A lane manifest ([`lane_manifest`]) pins each lane to an InferenceX commit;
-//! the master config and srt-slurm recipes are read at those commits through
-//! one [`source::Source`] (a git directory or a snapshot folder); variants are
-//! resolved with srt-slurm's deep-merge ([`recipe`]), typed ([`spec`]) and
-//! turned into worker and front-door blocks ([`workers`], [`doors`]) through
-//! the rules table ([`rules`], data in `rules.toml`); points become cells
-//! ([`cells`], [`kv`]), encoded against point 0 ([`encode`]), written as one
-//! file per page ([`page`], [`json`]) only after every point decoded back to
-//! its blocks; then a report ([`report`]).
+//! A lane manifest ([`input::lane_manifest`]) pins each lane to an InferenceX
+//! commit; the master config and srt-slurm recipes are read at those commits
+//! through one [`input::source::Source`] (a git directory or a snapshot
+//! folder); variants are resolved with srt-slurm's deep-merge
+//! ([`input::recipe`]), typed ([`input::spec`]) and turned into worker and
+//! front-door blocks ([`generate::workers`], [`generate::doors`]) through the
+//! rules table ([`rules`], data in `rules.toml`); bash-script lanes are
+//! interpreted ([`bash`]); points become cells ([`generate::cells`],
+//! [`generate::kv`]), encoded against point 0 ([`output::encode`]), written as
+//! one file per page ([`output::page`], [`output::json`]) only after every
+//! point decoded back to its blocks; then a report ([`output::report`]).
 //!
 //! Sits beside `decode` and writes data; nothing in the library uses it.
 //!
@@ -16,37 +20,22 @@
 //! mirrors), `manifest` (the comparison with `--previous`), `util`.
 
 mod bash;
-mod capped;
-mod cells;
-mod changes;
-mod doors;
-mod encode;
-mod golden;
-mod json;
-mod kv;
-mod lane;
-mod lane_manifest;
-mod master;
+mod generate;
+mod input;
 mod output;
-mod page;
-mod previous;
-mod reader;
-mod recipe;
-mod report;
 mod rules;
-mod source;
-mod spec;
-mod workers;
-mod yaml;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
+use self::generate::lane;
+use self::input::{lane_manifest, reader, source};
+pub use self::output::changes::{LostField, PageChanges, RemovedCell};
+use self::output::previous::{self, PreviousPage};
+use self::output::{changes, report, write};
 use crate::decode::DecodedPage;
 use crate::manifest::ManifestDiff;
-pub use changes::{LostField, PageChanges, RemovedCell};
-use previous::PreviousPage;
 
 /// The form a data file is written in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -221,7 +210,33 @@ fn group_unclassified(
 /// Runs a sync: every lane, every check, then the files (all staged before
 /// the first is renamed into place).
 /// `progress` gets one line per lane (`sync: lane 3/7 …`).
+///
+/// The work runs on a thread of its own with a 128 MiB stack
+/// (`bash::STACK_BYTES`): the bash parser and interpreter recurse once per
+/// nesting level of a recipe script, up to their caps, which the caller's
+/// stack (2 MiB on a test thread) cannot be trusted to hold.
 pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Synced, SyncFailure> {
+    let (lines, received) = std::sync::mpsc::channel::<String>();
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("sync".into())
+            .stack_size(bash::STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                // The receiver lives until this thread ends: a send cannot fail.
+                sync_here(options, &mut |line| drop(lines.send(line.to_string())))
+            })
+            .map_err(|e| SyncFailure::new(vec![format!("sync: cannot start its thread: {e}")]))?;
+        for line in received {
+            progress(&line);
+        }
+        worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// [`sync`] on the calling thread.
+fn sync_here(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Synced, SyncFailure> {
     let m = lane_manifest::load(&options.manifest).map_err(SyncFailure::new)?;
     let src = source::open(&options.inferencex).map_err(|e| SyncFailure::new(vec![e]))?;
     let previous: BTreeMap<String, PreviousPage> = match &options.previous {
@@ -255,8 +270,8 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
         });
     }
     let mut notes = Vec::new();
-    let pages = output::build_pages(&m, &results, &previous, options, &mut notes)?;
-    output::check_renames(&pages, &previous, options.allow_rename).map_err(SyncFailure::new)?;
+    let pages = write::build_pages(&m, &results, &previous, options, &mut notes)?;
+    write::check_renames(&pages, &previous, options.allow_rename).map_err(SyncFailure::new)?;
     notes.push(
         "nginx.conf files are written by this tool (srt-slurm's patched template is not \
          available offline); the commands do not depend on their text"
@@ -290,7 +305,7 @@ pub fn sync(options: &SyncOptions, progress: &mut dyn FnMut(&str)) -> Result<Syn
         .is_some()
         .then(|| report::compare(&pages, &previous));
     let written =
-        output::write_pages(&options.out, &pages).map_err(|e| SyncFailure::new(vec![e]))?;
+        write::write_pages(&options.out, &pages).map_err(|e| SyncFailure::new(vec![e]))?;
     Ok(Synced {
         written,
         pages: pages.into_iter().map(|p| p.decoded).collect(),

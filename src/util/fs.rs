@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 use self::inside::Reach;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 
 /// Default cap on one file read by a build, in MiB (`max-file-mib` under
 /// `[preprocessor.agentx]`). Why 64: the largest real AgentX data file
@@ -28,6 +28,9 @@ pub(crate) const DEFAULT_MAX_FILE_MIB: u64 = 64;
 /// source dir that large is a mistake (`data-dir = "."` in a repository with
 /// a `node_modules`), not a book.
 pub(crate) const MAX_WALK_ENTRIES: usize = 200_000;
+
+/// Where the system's pseudo-files live: never read as book inputs.
+const PSEUDO_FILE_SYSTEMS: [&str; 3] = ["/proc", "/sys", "/dev"];
 
 /// `path` relative to the working directory when under it: how messages name
 /// a file, as the user would type it.
@@ -96,7 +99,8 @@ impl fmt::Display for Refusal {
                     f,
                     "{} {how}, outside the book ({}): only files inside the book are read. \
                      Move the file into the book, or set `allow-outside = true` under \
-                     [preprocessor.agentx] if you trust every path this book names",
+                     [preprocessor.agentx] (and pass --allow-outside to standalone commands) \
+                     if you trust every path this book names",
                     shown.display(),
                     root.display()
                 )
@@ -174,7 +178,22 @@ impl Bounds {
     pub(crate) fn resolve(&self, path: &Path) -> Result<PathBuf> {
         let cannot = || format!("cannot read {}", shown_path(path).display());
         if self.allow_outside {
-            return std::fs::canonicalize(path).with_context(cannot);
+            let resolved = std::fs::canonicalize(path).with_context(cannot)?;
+            // /proc and /sys entries stat as regular files (`/proc/self/environ`
+            // holds the build's environment, CI secrets included): never a
+            // book input, whatever `allow-outside` says. /dev too.
+            if let Some(fs) = PSEUDO_FILE_SYSTEMS
+                .iter()
+                .find(|fs| resolved.starts_with(fs))
+            {
+                bail!(
+                    "{} resolves to {}, under {fs}: files of the system's pseudo-file systems \
+                     are not read, even with `allow-outside`",
+                    shown_path(path).display(),
+                    resolved.display()
+                );
+            }
+            return Ok(resolved);
         }
         match self.walk_inside(path)? {
             Reach::Found(resolved) => Ok(resolved),
@@ -321,7 +340,10 @@ fn read_regular_as(path: &Path, shown: &Path, max: u64) -> Result<Vec<u8>> {
     let mut open = std::fs::OpenOptions::new();
     open.read(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut open,
+        rustix::fs::OFlags::NONBLOCK.bits() as i32,
+    );
     let file = open.open(path).with_context(cannot)?;
     let meta = file.metadata().with_context(cannot)?;
     regular(&meta, shown, max)?;

@@ -54,7 +54,7 @@ fn sample_sets() -> BTreeMap<String, Set> {
     sets
 }
 
-/// `slug` as the README defines it: lower-cased, each run of characters
+/// `slug` as the guide defines it (`content/guide/directive.md`): lower-cased, each run of characters
 /// other than `[a-z0-9]` one `-`, none at the ends.
 fn slug(s: &str) -> String {
     let mut out = String::new();

@@ -50,7 +50,7 @@ impl Sites {
         // takes axe over a minute per scheme, for what the sample's pages
         // already check; browser_search opens the sample's single file).
         let single = support::mini_book("chrome-single");
-        let html = mdbook_agentx::export_single_file(&single).unwrap();
+        let html = mdbook_agentx::export_single_file(&single).unwrap().html;
         std::fs::write(single.join("book.html"), html).unwrap();
         let large_book = support::scaled_mini_book("chrome-large-book", 120);
         let large = support::temp("chrome-large");
@@ -71,6 +71,7 @@ impl Sites {
 /// The largest deployment chapter of the sample (60 command sets).
 const DEPLOYMENT: &str = "models/muse-spark-open/musespark-fp4-gb200-sglang-agentic-dflash-0.html";
 const MODEL: &str = "models/deepseek-v4.1.html";
+const GUIDE: &str = "guide/reference.html";
 /// The model page at its lane table, and a command set with Env Vars and two
 /// processes, for the screenshots.
 const MODEL_LANES: &str = "models/deepseek-v4.1.html#deployments";
@@ -94,6 +95,8 @@ fn browser_chrome_accessibility_and_layout() {
         ("landing", Sites::url(&sites.sample, "index.html")),
         ("model page", Sites::url(&sites.sample, MODEL)),
         ("deployment chapter", Sites::url(&sites.sample, DEPLOYMENT)),
+        // A page of the user guide: its tables of options and code.
+        ("guide page", Sites::url(&sites.sample, GUIDE)),
         (
             "all chapters",
             Sites::url(&sites.large, "all-chapters.html"),

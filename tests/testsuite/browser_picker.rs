@@ -186,7 +186,7 @@ pub(crate) fn drive_model_pages(
 }
 
 /// On a page that carries only its first launch's window (the standalone
-/// builder's, site/lazy.rs), has the picker load the model's whole data
+/// builder's, site/pages/lazy.rs), has the picker load the model's whole data
 /// (as a reader's first other choice does) and waits for it, then chooses
 /// the first launch again: the picks that follow are synchronous.
 fn load_whole_data(d: &Driver, first: &Value) {

@@ -214,7 +214,7 @@ fn browser_real_pages_standalone_and_under_mdbook() {
 /// and element count printed (a benchmark figure, not asserted), and a
 /// set's link opens in its model's picker with Copy all == `decode`.
 fn single_file(d: &Driver, book: &Path) {
-    let html = mdbook_agentx::export_single_file(book).unwrap();
+    let html = mdbook_agentx::export_single_file(book).unwrap().html;
     let path = book.join("single.html");
     std::fs::write(&path, &html).unwrap();
     assert!(html.len() < 10_000_000, "single file {} bytes", html.len());

@@ -5,8 +5,9 @@
 //! the single-file export's inline index.
 //!
 //! How the expected results were found: by hand, from the data files in
-//! `agentx/` and the ranking rule the README states. Every query
-//! word must equal a whole token; a word scores by the best field holding
+//! `agentx/` and the ranking rule the guide states
+//! (`content/guide/picking-a-launch.md`). Every query word must equal a
+//! whole token; a word scores by the best field holding
 //! it — title 8 (a page title, a heading, a command set's heading `c16 ·
 //! Dynamo + SGLang · No KV offload`), id 6 (cell id, set anchor), context 4
 //! (model, hardware, checkpoint, deployment, status, tier and router ids),
@@ -318,7 +319,9 @@ fn search_box_with_keys(d: &Driver, base: &str) {
 fn single_file_search(d: &Driver) {
     let dir = support::temp("search-single");
     std::fs::create_dir_all(&*dir).unwrap();
-    let html = mdbook_agentx::export_single_file(&support::repo()).unwrap();
+    let html = mdbook_agentx::export_single_file(&support::repo())
+        .unwrap()
+        .html;
     std::fs::write(dir.join("book.html"), html).unwrap();
     d.goto(&format!("file://{}/book.html", dir.display()));
     let hit = &results(d, "deepseek-v4.1 c16")[0];

@@ -1,5 +1,6 @@
-//! The GitHub Actions workflow of `docs/ci.md`, run step by step against a
-//! scratch git repository of the sample book: a bare `origin` holding
+//! The GitHub Actions workflow of the guide's chapter on continuous
+//! integration (`content/guide/ci.md`), run step by step against a scratch git
+//! repository of the sample book: a bare `origin` holding
 //! `main`, a clone with a pull request's branch (what `actions/checkout`
 //! with `fetch-depth: 0` leaves). Every `run:` step runs as written, in
 //! order, with `bash -eo pipefail` (the workflow's `shell: bash`), its
@@ -16,9 +17,9 @@ use yaml_rust2::{Yaml, YamlLoader};
 use crate::report::{git, retune_and_add, sample_repo};
 use crate::support;
 
-/// The workflow: the first `yaml` block of `docs/ci.md`.
+/// The workflow: the first `yaml` block of `content/guide/ci.md`.
 fn workflow() -> Yaml {
-    let doc = support::read(&support::repo().join("docs/ci.md"));
+    let doc = support::read(&support::repo().join("content/guide/ci.md"));
     let block = doc.split("```yaml\n").nth(1).unwrap();
     let block = &block[..block.find("\n```").unwrap()];
     YamlLoader::load_from_str(block).unwrap().remove(0)

@@ -156,11 +156,10 @@ fn stats_of_the_sample_book() {
     assert!(out.ends_with(&format!("| {} |\n", c.command_sets)), "{out}");
 }
 
-/// Regression: warnings for directives left unexpanded (`on-error = "warn"`)
-/// were printed twice by `build` and not at all by `export --single-file`.
-#[test]
-fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
-    let book = support::mini_book("cli-warn");
+/// The mini book with `on-error = "warn"` and a chapter whose directive
+/// names an unknown page: one warning per build.
+fn book_with_an_unexpanded_directive(name: &str) -> support::Scratch {
+    let book = support::mini_book(name);
     let toml = support::read(&book.join("book.toml"));
     std::fs::write(
         book.join("book.toml"),
@@ -172,6 +171,14 @@ fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
         "# Plain\n\n<<agentx page=\"Nope\">>\n",
     )
     .unwrap();
+    book
+}
+
+/// Regression: warnings for directives left unexpanded (`on-error = "warn"`)
+/// were printed twice by `build` and not at all by `export --single-file`.
+#[test]
+fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
+    let book = book_with_an_unexpanded_directive("cli-warn");
     let b = book.to_string_lossy().into_owned();
     let out = support::temp("cli-warn-out");
     let single = support::temp("cli-warn-single.html");
@@ -198,6 +205,44 @@ fn warnings_for_unexpanded_directives_are_printed_once_by_every_command() {
             .count();
         assert_eq!(lines, 1, "{args:?}:\n{err}");
     }
+}
+
+/// The library returns its warnings and the binary prints them: as text on
+/// stderr, or with `--message-format json` as JSON lines on stdout (what
+/// `cargo xtask bench` reads), the same warnings either way.
+#[test]
+fn build_reports_as_text_or_as_json_lines() {
+    let book = book_with_an_unexpanded_directive("cli-json");
+    let report = mdbook_agentx::build(&book, &mdbook_agentx::BuildOptions::default()).unwrap();
+    let warnings: Vec<String> = report.notices.iter().map(|n| n.to_string()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].starts_with("warning: src/plain.md:3:1: unknown page `Nope`"));
+    let b = book.to_string_lossy().into_owned();
+    let (code, out, err) = run(&["build", &b]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.is_empty(), "{out}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert_eq!(lines[0], warnings[0]);
+    assert!(lines[1].starts_with("built 4 pages ("), "{err}");
+    let (code, out, err) = run(&["build", &b, "--message-format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    let messages: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(messages.len(), 2, "{out}");
+    assert_eq!(messages[0]["reason"], "notice");
+    assert_eq!(messages[0]["level"], "warning");
+    assert_eq!(
+        format!("warning: {}", messages[0]["message"].as_str().unwrap()),
+        warnings[0]
+    );
+    assert_eq!(messages[1]["reason"], "built");
+    assert_eq!(messages[1]["pages"], 4);
+    assert!(messages[1]["command_sets"].as_u64().unwrap() > 0, "{out}");
+    assert!(messages[1]["elapsed_ms"].is_u64(), "{out}");
 }
 
 /// Regression: `decode --json … | head -c 10` printed "error: Broken pipe" and

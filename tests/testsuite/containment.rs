@@ -34,10 +34,10 @@ fn add_to_toml(book: &Path, section: &str, line: &str) {
     std::fs::write(toml, text).unwrap();
 }
 
+/// A FIFO at `path`, made by `mkfifo(1)`: no system call from the tests.
 fn fifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
 }
 
 fn directive(book: &Path, attrs: &str) {
@@ -367,13 +367,13 @@ fn the_same_book_builds_once_the_attack_is_allowed_or_removed() {
     let book = book_with_outside("allowed");
     directive(&book, "data=\"../outside.json\"");
     add_to_toml(&book, "[preprocessor.agentx]", "allow-outside = true");
-    let (code, err) = run_bounded(&["build", "."], &book);
+    let (code, err) = run_bounded(&["build", ".", "--allow-outside"], &book);
     assert_eq!(code, 0, "{err}");
     directive(&book, "data=\"/dev/zero\"");
-    let (code, err) = run_bounded(&["build", "."], &book);
+    let (code, err) = run_bounded(&["build", ".", "--allow-outside"], &book);
     assert_eq!(code, 1);
     assert!(
-        err.contains("/dev/zero is a character device, not a regular file"),
+        err.contains("resolves to /dev/zero, under /dev: files of the system's pseudo-file"),
         "{err}"
     );
     // An output directory outside with the flag that allows it.
@@ -459,4 +459,37 @@ fn serve_refuses_them_too() {
     }
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Issue 25, second round: a pull request's book.toml set `allow-outside =
+/// true` and named `env.css`, a symlink to /proc/self/environ, in
+/// `additional-css`; `build -d out` published the CI environment in
+/// out/env.css. The setting alone no longer switches the guard off in a
+/// standalone command (refused, naming it and the flag, nothing written),
+/// and with the flag /proc is still not read.
+#[test]
+fn book_toml_cannot_switch_off_the_outside_guard() {
+    let book = book_with_outside("environ");
+    symlink("/proc/self/environ", book.join("env.css")).unwrap();
+    add_to_toml(&book, "[output.html]", "additional-css = [\"env.css\"]");
+    add_to_toml(&book, "[preprocessor.agentx]", "allow-outside = true");
+    for command in [
+        &["build", ".", "-d", "out"][..],
+        &["check", "."],
+        &["markdown", ".", "-d", "md"],
+    ] {
+        let (code, err) = run_bounded(command, &book);
+        assert_eq!(code, 1, "{command:?}: {err}");
+        assert!(
+            err.contains("`allow-outside = true` under [preprocessor.agentx]"),
+            "{err}"
+        );
+        assert!(err.contains("Pass --allow-outside"), "{err}");
+    }
+    assert!(!book.join("out").exists() && !book.join("md").exists());
+    let (code, err) = run_bounded(&["build", ".", "-d", "out", "--allow-outside"], &book);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("resolves to /proc/"), "{err}");
+    assert!(err.contains("pseudo-file systems are not read"), "{err}");
+    assert!(!book.join("out/env.css").exists());
 }

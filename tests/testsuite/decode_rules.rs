@@ -1,6 +1,6 @@
 //! The decoding rules, one table per rule, over the hand-written fixture
 //! `tests/fixtures/data/mini.json` (every expectation below was worked out by
-//! hand from the rules in `research/sglang-cookbook.md` §2.1).
+//! hand from the rules in `docs/agentx-format.md` §3 and §4).
 
 use std::path::Path;
 

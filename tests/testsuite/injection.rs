@@ -212,7 +212,7 @@ fn build_all(book: &Path) -> Outputs {
     mdbook_agentx::build(book, &opts).unwrap();
     let single_dir = book.join("out-single");
     std::fs::create_dir_all(&single_dir).unwrap();
-    let single = mdbook_agentx::export_single_file(book).unwrap();
+    let single = mdbook_agentx::export_single_file(book).unwrap().html;
     std::fs::write(single_dir.join("book.html"), single).unwrap();
     let mdbook = crate::support::mdbook_available().then(|| {
         let out = book.join("out-mdbook");

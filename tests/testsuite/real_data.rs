@@ -100,8 +100,9 @@ fn glm_excerpt_older_schema_decodes() {
     assert!(set.placeholders.iter().any(|p| p.name == "FRONTEND_2_IP"));
 }
 
-/// The two worked examples of `research/sglang-cookbook.md` §2.2, compared
-/// byte for byte with the text written there (not with our own output).
+/// The two worked examples of `../shared/research/sglang-cookbook.md` §2.2
+/// (read as data, never copied here), compared byte for byte with the text
+/// written there (not with our own output).
 #[test]
 fn worked_examples_are_byte_identical() {
     let Some(doc) = support::shared("research/sglang-cookbook.md") else {

@@ -243,8 +243,9 @@ fn mdbook_builds_the_sample_book() {
         })
         .expect("mdBook's book.js");
     assert!(support::read(&own_js).contains("function playground_text"));
-    let authoring = support::read(&out.join("authoring.html"));
-    assert!(authoring.contains("&lt;&lt;agentx page=“Qwen3.5”&gt;&gt; appears literally"));
+    // The guide's escaped directive is shown, not expanded.
+    let directive = support::read(&out.join("guide/directive.html"));
+    assert!(directive.contains("&lt;&lt;agentx page=“Qwen3.5”&gt;&gt; appears literally"));
     deployment_chapters_stay_out_of_mdbooks_search(&out);
     std::fs::remove_dir_all(&out).unwrap();
 }

@@ -150,6 +150,55 @@ fn error_leads_with_its_cause(msg: &str) {
     );
 }
 
+/// Step 1 of [`exercise`]: an edited data file reloads within 2 s, and the
+/// page holds the new command.
+fn data_edit_reloads(port: u16, data: &Path, rx: &Receiver<(String, String)>) {
+    // 1. Edit a data file: reload within 2 s, and the page holds the new command.
+    let t = Instant::now();
+    edit(
+        data,
+        "[\"--max-running-requests\", \"4\"]",
+        "[\"--max-running-requests\", \"5\"]",
+    );
+    let (name, generation) = next_event(rx, Duration::from_secs(2));
+    assert_eq!(name, "reload");
+    eprintln!("edit → reload event in {} ms", t.elapsed().as_millis());
+    assert!(get(port, SUB).2.contains("--max-running-requests</span> 5"));
+    // Every page carries the generation it is served in, also a page the
+    // rebuild took from the layout cache (the data file does not feed it).
+    let script = format!("var generation = {generation};");
+    assert!(get(port, SUB).2.contains(&script), "{script}");
+    assert!(get(port, "/plain.html").2.contains(&script), "{script}");
+}
+
+/// Steps 2 and 3 of [`exercise`]: a bad data file sends an error event
+/// naming the file and JSON path while the old page stays; the fix reloads.
+fn bad_data_keeps_the_last_site(port: u16, data: &Path, rx: &Receiver<(String, String)>) {
+    // 2. Break it: an error event naming the file and JSON path; the old page stays.
+    edit(
+        data,
+        "\"kv\": \"none\", \"job\"",
+        "\"kv\": \"disk\", \"job\"",
+    );
+    let (name, msg) = next_event(rx, Duration::from_secs(2));
+    assert_eq!(name, "build-error");
+    error_leads_with_its_cause(&msg);
+    assert!(
+        get(port, SUB).2.contains("--max-running-requests</span> 5"),
+        "last good site served"
+    );
+
+    // 3. Fix it: reload.
+    edit(
+        data,
+        "\"kv\": \"disk\", \"job\"",
+        "\"kv\": \"none\", \"job\"",
+    );
+    assert_eq!(next_event(rx, Duration::from_secs(2)).0, "reload");
+}
+
+/// What `serve` must do with either watcher, six steps in order, each from
+/// the state the last one left.
 fn exercise(server: &Server) {
     let port = server.port;
     let data = server.book.join("data/mini.json");
@@ -162,44 +211,8 @@ fn exercise(server: &Server) {
     assert!(page.contains("EventSource"), "live-reload client present");
     let rx = events(port);
 
-    // 1. Edit a data file: reload within 2 s, and the page holds the new command.
-    let t = Instant::now();
-    edit(
-        &data,
-        "[\"--max-running-requests\", \"4\"]",
-        "[\"--max-running-requests\", \"5\"]",
-    );
-    let (name, generation) = next_event(&rx, Duration::from_secs(2));
-    assert_eq!(name, "reload");
-    eprintln!("edit → reload event in {} ms", t.elapsed().as_millis());
-    assert!(get(port, SUB).2.contains("--max-running-requests</span> 5"));
-    // Every page carries the generation it is served in, also a page the
-    // rebuild took from the layout cache (the data file does not feed it).
-    let script = format!("var generation = {generation};");
-    assert!(get(port, SUB).2.contains(&script), "{script}");
-    assert!(get(port, "/plain.html").2.contains(&script), "{script}");
-
-    // 2. Break it: an error event naming the file and JSON path; the old page stays.
-    edit(
-        &data,
-        "\"kv\": \"none\", \"job\"",
-        "\"kv\": \"disk\", \"job\"",
-    );
-    let (name, msg) = next_event(&rx, Duration::from_secs(2));
-    assert_eq!(name, "build-error");
-    error_leads_with_its_cause(&msg);
-    assert!(
-        get(port, SUB).2.contains("--max-running-requests</span> 5"),
-        "last good site served"
-    );
-
-    // 3. Fix it: reload.
-    edit(
-        &data,
-        "\"kv\": \"disk\", \"job\"",
-        "\"kv\": \"none\", \"job\"",
-    );
-    assert_eq!(next_event(&rx, Duration::from_secs(2)).0, "reload");
+    data_edit_reloads(port, &data, &rx);
+    bad_data_keeps_the_last_site(port, &data, &rx);
 
     // 4. Save by rename (vim, JetBrains): write a sibling, rename it over.
     let text = std::fs::read_to_string(&data).unwrap().replacen(

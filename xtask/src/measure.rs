@@ -1,5 +1,5 @@
-//! Timing helpers: medians with min–max, child processes, and the report line
-//! of a `build` child.
+//! Timing helpers: medians with min–max, child processes, and the report of
+//! a `build` child (its `--message-format json` line).
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -56,8 +56,8 @@ pub(crate) fn run_quiet(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
-/// What a finished `build` child reported on its last line:
-/// "built P pages (S command sets, …) … peak memory M MiB".
+/// What a finished `build` child reported (`"reason": "built"`): pages,
+/// command sets and peak memory.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct BuildLine {
     pub(crate) pages: usize,
@@ -65,34 +65,31 @@ pub(crate) struct BuildLine {
     pub(crate) peak_mib: Option<f64>,
 }
 
-fn parse_build_line(err: &str) -> Option<BuildLine> {
-    let line = err.lines().rev().find(|l| l.starts_with("built "))?;
-    let number_before = |word: &str| -> Option<usize> {
-        let head = &line[..line.find(word)?];
-        head.split([' ', '('])
-            .rfind(|w| !w.is_empty())?
-            .parse()
-            .ok()
-    };
+/// The `built` message among a child's `--message-format json` lines.
+fn parse_build_line(out: &str) -> Option<BuildLine> {
+    let built = json_lines(out).rfind(|v| v["reason"] == "built")?;
+    let count = |key: &str| built[key].as_u64().map(|n| n as usize);
     Some(BuildLine {
-        pages: number_before(" pages")?,
-        command_sets: number_before(" command sets")?,
-        peak_mib: line
-            .split("peak memory ")
-            .nth(1)
-            .and_then(|s| s.split(' ').next())
-            .and_then(|s| s.parse().ok()),
+        pages: count("pages")?,
+        command_sets: count("command_sets")?,
+        peak_mib: built["peak_rss_mib"].as_f64(),
     })
 }
 
-/// Runs a `build` child and reads its report line.
+/// The JSON objects of `--message-format json` output, one per line.
+pub(crate) fn json_lines(out: &str) -> impl DoubleEndedIterator<Item = serde_json::Value> + '_ {
+    out.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+}
+
+/// Runs a `build` child with `--message-format json` and reads its report.
 pub(crate) fn build_line_of(cmd: &mut Command) -> Result<BuildLine> {
-    let out = cmd.output()?;
+    let out = cmd.args(["--message-format", "json"]).output()?;
     if !out.status.success() {
         bail!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     }
-    let err = String::from_utf8_lossy(&out.stderr);
-    parse_build_line(&err).ok_or_else(|| anyhow!("{cmd:?} printed no report line: {err}"))
+    let text = String::from_utf8_lossy(&out.stdout);
+    parse_build_line(&text).ok_or_else(|| anyhow!("{cmd:?} printed no `built` message: {text}"))
 }
 
 /// The share of CPU time stolen by the hypervisor between two readings of
@@ -120,20 +117,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_build_report_line() {
-        let err = "warning: something\nbuilt 3401 pages (57600 command sets, 3410 files, 664682 KiB) \
-                   into ./book in 12938 ms, peak memory 389 MiB\n";
+    fn reads_the_build_report() {
+        let out = r#"{"reason":"notice","level":"warning","message":"something"}
+{"reason":"built","pages":3401,"command_sets":57600,"files":3410,"bytes":680634368,"out_dir":"./book","elapsed_ms":12938,"peak_rss_mib":389.2}
+"#;
         assert_eq!(
-            parse_build_line(err),
+            parse_build_line(out),
             Some(BuildLine {
                 pages: 3401,
                 command_sets: 57600,
-                peak_mib: Some(389.0)
+                peak_mib: Some(389.2)
             })
         );
-        let no_peak = "built 1 pages (0 command sets, 4 files, 9 KiB) into b in 3 ms\n";
+        let no_peak = r#"{"reason":"built","pages":1,"command_sets":0,"peak_rss_mib":null}"#;
         assert_eq!(parse_build_line(no_peak).unwrap().peak_mib, None);
-        assert_eq!(parse_build_line("error: nope\n"), None);
+        assert_eq!(parse_build_line("built 1 pages\n"), None);
     }
 
     #[test]

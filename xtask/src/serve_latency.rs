@@ -5,8 +5,9 @@
 //! and again, timing from the write to the `reload` event. The servers are
 //! edited in turn (A, B, A, B …), so a busy machine slows both alike.
 //!
-//! Each server also prints, per rebuild, how long the rebuild took and how
-//! long after the first file event it sent the reload; both are reported.
+//! Each server also reports (`--message-format json`), per rebuild, how long
+//! the rebuild took and how long after the first file event it sent the
+//! reload; both are reported. Binaries compared must have that option.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -39,8 +40,8 @@ pub(crate) struct LatencyOptions {
 struct Server {
     name: String,
     child: Child,
-    /// Lines the server prints on stderr.
-    log: Receiver<String>,
+    /// The server's messages (JSON, one per line on its stdout).
+    log: Receiver<serde_json::Value>,
     events: BufReader<TcpStream>,
     data_file: PathBuf,
     original: String,
@@ -137,29 +138,29 @@ fn start(name: &str, exe: &Path, sample: &Path, dir: &Path) -> Result<Server> {
     let mut child = Command::new(exe)
         .arg("serve")
         .arg(dir)
-        .args(["--port", "0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .args(["--port", "0", "--message-format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .with_context(|| format!("cannot start {}", exe.display()))?;
-    let stderr = child.stderr.take().expect("piped");
+    let stdout = child.stdout.take().expect("piped");
     let (tx, log) = mpsc::channel();
     std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
+                continue;
+            };
+            if tx.send(message).is_err() {
                 break;
             }
         }
     });
     let port = loop {
-        let line = log
+        let message = log
             .recv_timeout(PATIENCE)
             .map_err(|_| anyhow!("{name}: the server did not start"))?;
-        if let Some(url) = line.split(" on http://").nth(1) {
-            let port = url.split('/').next().and_then(|a| a.rsplit(':').next());
-            break port
-                .and_then(|p| p.parse::<u16>().ok())
-                .context(line.clone())?;
+        if message["reason"] == "serving" {
+            break port_of(&message).with_context(|| message.to_string())?;
         }
     };
     let stream = TcpStream::connect(("127.0.0.1", port))?;
@@ -203,28 +204,31 @@ fn wait_for_event(events: &mut BufReader<TcpStream>, name: &str) -> Result<()> {
     }
 }
 
-/// The rebuild's line in the server's log: "rebuilt (…) in R ms (E ms after
-/// the change): …" → (R, E).
-fn rebuilt_line(log: &Receiver<String>) -> Result<(Duration, Duration)> {
+/// The port of a `serving` message's URL (`http://127.0.0.1:PORT/`).
+fn port_of(serving: &serde_json::Value) -> Option<u16> {
+    let url = serving["url"].as_str()?;
+    url.trim_end_matches('/').rsplit(':').next()?.parse().ok()
+}
+
+/// The rebuild's message in the server's log → (rebuild, first file event
+/// to reload sent).
+fn rebuilt_line(log: &Receiver<serde_json::Value>) -> Result<(Duration, Duration)> {
     loop {
-        let line = log
+        let message = log
             .recv_timeout(PATIENCE)
-            .map_err(|_| anyhow!("no rebuild line in the server's log"))?;
-        if line.starts_with("rebuilt ")
-            && let Some(parsed) = parse_rebuilt(&line)
-        {
+            .map_err(|_| anyhow!("no rebuild message in the server's log"))?;
+        if let Some(parsed) = parse_rebuilt(&message) {
             return Ok(parsed);
         }
     }
 }
 
-fn parse_rebuilt(line: &str) -> Option<(Duration, Duration)> {
-    let number_before = |marker: &str| -> Option<u64> {
-        let head = &line[..line.find(marker)?];
-        head.rsplit([' ', '(']).next()?.parse().ok()
-    };
-    let rebuild = number_before(" ms (")?;
-    let after = number_before(" ms after the change")?;
+fn parse_rebuilt(message: &serde_json::Value) -> Option<(Duration, Duration)> {
+    if message["reason"] != "rebuilt" {
+        return None;
+    }
+    let rebuild = message["elapsed_ms"].as_u64()?;
+    let after = message["after_change_ms"].as_u64()?;
     Some((Duration::from_millis(rebuild), Duration::from_millis(after)))
 }
 
@@ -233,13 +237,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rebuilt_lines() {
-        let line = "rebuilt (data agentx/muse-spark-open.json) in 12 ms (114 ms after the \
-                    change): 1 of 36 pages re-rendered";
+    fn rebuilt_messages() {
+        let rebuilt = serde_json::json!({
+            "reason": "rebuilt", "changes": ["data agentx/muse-spark-open.json"],
+            "elapsed_ms": 12, "after_change_ms": 114, "pages_rerendered": 1, "pages": 36,
+        });
         assert_eq!(
-            parse_rebuilt(line),
+            parse_rebuilt(&rebuilt),
             Some((Duration::from_millis(12), Duration::from_millis(114)))
         );
-        assert_eq!(parse_rebuilt("rebuilt (chapters) in 3 ms: 0 of 36"), None);
+        let first =
+            serde_json::json!({"reason": "rebuilt", "elapsed_ms": 3, "after_change_ms": null});
+        assert_eq!(parse_rebuilt(&first), None);
+        let serving = serde_json::json!({"reason": "serving", "url": "http://[::1]:40123/"});
+        assert_eq!(port_of(&serving), Some(40123));
     }
 }

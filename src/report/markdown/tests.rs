@@ -64,6 +64,7 @@ fn report() -> Report {
             problems: vec!["a.html: #x is not an id of b.html".into()],
         },
         arguments: Default::default(),
+        notices: Vec::new(),
     };
     Report {
         title: "Book".into(),
@@ -94,6 +95,7 @@ fn report() -> Report {
             new: 1,
         }],
         check,
+        notices: Vec::new(),
     }
 }
 

@@ -39,8 +39,10 @@ fn change_kinds() {
     let root = Path::new("/books/b");
     let book = BookInputs {
         root: root.to_path_buf(),
+        config: root.join("book.toml"),
         src: root.join("content"),
         data: root.join("content/agentx"),
+        theme: [root.join("templates"), root.join("agentx-theme")],
     };
     for (rel, want) in CHANGE_KINDS {
         assert_eq!(change_kind(&book, &root.join(rel)), *want, "{rel}");
@@ -143,8 +145,8 @@ fn rebuilds_only_what_changed_and_match_a_fresh_render() {
 #[test]
 fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
     let book = sample_book_copy("engine-expansions");
-    // A second chapter showing DeepSeek-V4.1 (the authoring guide's
-    // directive is in a code block: not expanded).
+    // A second chapter showing DeepSeek-V4.1 (the guide's directives are in
+    // code: not expanded).
     let intro = book.join("content/intro.md");
     std::fs::write(
         &intro,
@@ -168,8 +170,8 @@ fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
         std::fs::write(&path, edited).unwrap();
         vec![Change::Data(vec![path])]
     };
-    // Six model chapters, the introduction, and the authoring guide (its
-    // escaped directive is expanded to the literal text).
+    // Six model chapters, the introduction, and the guide's chapter on the
+    // directive (its escaped directive is expanded to the literal text).
     assert_eq!(rebuild(&[Change::Content]), 8);
     assert_eq!(rebuild(&[Change::Content]), 0);
     assert_eq!(rebuild(&edit("agentx/muse-spark-open.json")), 1);

@@ -1,20 +1,27 @@
 //! The highlighter's line cache: one line's tokens from one parser state,
-//! shared by every worker thread of a build.
+//! kept per worker thread.
 //!
-//! Why shared: command blocks repeat the same lines (`  --host 0.0.0.0 \`)
-//! hundreds of times across command sets and pages, and with a cache per
-//! thread each worker parsed every such line again; the grammar's regexes,
+//! Why a cache: command blocks repeat the same lines (`  --host 0.0.0.0 \`)
+//! hundreds of times across command sets and pages; the grammar's regexes,
 //! then applying their scope operations and classing each token, dominated
 //! a build. The cached result is exact: a line's pieces depend only on the
 //! line, the parser state and the scope stack before it.
+//!
+//! Why per thread: syntect's `ParseState` is not `Send` (with Oniguruma, a
+//! state may hold a regex `Region`, which holds raw pointers), so a cache
+//! shared by threads had to assert `Send` for it, a promise about syntect's
+//! private layout that no version pin kept. Each thread's cache holds only
+//! states that thread made, and compares them with syntect's public
+//! `PartialEq`; a state with captures then only ever equals itself, which
+//! costs a miss, never a wrong hit.
 
-use std::sync::{Mutex, OnceLock};
+use std::cell::RefCell;
 
 use syntect::parsing::{ParseState, ScopeStack, ScopeStackOp, SyntaxSet};
 
 use super::{TwoLevelCache, class_for_cached};
 
-/// Bound of the line cache (entries); reaching it empties the cache.
+/// Bound of each thread's line cache (entries); reaching it empties it.
 const MAX_CACHED_LINES: usize = 20_000;
 
 /// Where the parser stands between two lines.
@@ -23,15 +30,6 @@ pub(super) struct ParserAt {
     pub(super) state: ParseState,
     pub(super) stack: ScopeStack,
 }
-
-// SAFETY: `ParseState` is not `Send` only because a state level may hold an
-// Oniguruma `Region` (captures for a back-referencing pop pattern), which
-// holds raw pointers to two arrays that the region alone owns: allocated by
-// Oniguruma for it, copied (never shared) by `Clone`, freed by its `Drop`.
-// Nothing in it refers to thread-local data, so moving a `ParserAt` to
-// another thread moves sole ownership, as for a `Box`. The cache only reads
-// or clones one while holding its mutex, so no two threads touch one at once.
-unsafe impl Send for ParserAt {}
 
 /// One line's highlighting from one parser position: the line's pieces
 /// (byte ranges with their token class) and the position after it.
@@ -42,16 +40,16 @@ struct LineTokens {
     after: ParserAt,
 }
 
-/// Lines by grammar name and text; each line has one entry per parser
-/// position it was met at.
-fn cache() -> &'static Mutex<TwoLevelCache<Vec<LineTokens>>> {
-    static LINES: OnceLock<Mutex<TwoLevelCache<Vec<LineTokens>>>> = OnceLock::new();
-    LINES.get_or_init(|| Mutex::new(TwoLevelCache::new(MAX_CACHED_LINES)))
+thread_local! {
+    /// Lines by grammar name and text; each line has one entry per parser
+    /// position it was met at.
+    static LINES: RefCell<TwoLevelCache<Vec<LineTokens>>> =
+        RefCell::new(TwoLevelCache::new(MAX_CACHED_LINES));
 }
 
 /// A line's pieces, handed to `on_piece`, and the parser moved past the
-/// line, reusing an earlier result for the same line from the same position
-/// (of any thread). `None` when the grammar fails on the line.
+/// line, reusing an earlier result of this thread for the same line from
+/// the same position. `None` when the grammar fails on the line.
 pub(super) fn line_tokens(
     at: &mut ParserAt,
     line: &str,
@@ -59,9 +57,9 @@ pub(super) fn line_tokens(
     syntax: &str,
     on_piece: &mut impl FnMut(&str, Option<&'static str>),
 ) -> Option<()> {
-    {
-        let cache = cache().lock().expect("line cache lock");
+    LINES.with(|cache| {
         if let Some(hit) = cache
+            .borrow()
             .get(syntax, line)
             .and_then(|entries| entries.iter().find(|e| e.before == *at))
         {
@@ -71,25 +69,23 @@ pub(super) fn line_tokens(
             }
             return Some(());
         }
-    }
-    let before = at.clone();
-    let pieces = parse_line(at, line, set)?;
-    for &(from, to, class) in &pieces {
-        on_piece(&line[from..to], class);
-    }
-    let entry = LineTokens {
-        before,
-        pieces,
-        after: at.clone(),
-    };
-    let mut cache = cache().lock().expect("line cache lock");
-    match cache.get_mut(syntax, line) {
-        // Another thread may have parsed the same line meanwhile.
-        Some(entries) if entries.iter().any(|e| e.before == entry.before) => {}
-        Some(entries) => entries.push(entry),
-        None => cache.insert(syntax, line, vec![entry]),
-    }
-    Some(())
+        let before = at.clone();
+        let pieces = parse_line(at, line, set)?;
+        for &(from, to, class) in &pieces {
+            on_piece(&line[from..to], class);
+        }
+        let entry = LineTokens {
+            before,
+            pieces,
+            after: at.clone(),
+        };
+        let mut cache = cache.borrow_mut();
+        match cache.get_mut(syntax, line) {
+            Some(entries) => entries.push(entry),
+            None => cache.insert(syntax, line, vec![entry]),
+        }
+        Some(())
+    })
 }
 
 /// Parses one line from `at` (moving it past the line) into pieces: the
@@ -134,8 +130,8 @@ fn parse_line(
 mod tests {
     use super::*;
 
-    /// The pieces of each line of `code`, parsed from scratch (`None`) or
-    /// through the shared cache.
+    /// The pieces of each line of `code`, parsed from scratch or through
+    /// the thread's cache.
     fn pieces(code: &str, cached: bool) -> Vec<Vec<(String, Option<&'static str>)>> {
         let (set, syntax) = super::super::syntax_for("bash").unwrap();
         let mut at = ParserAt {
@@ -159,8 +155,8 @@ mod tests {
     }
 
     /// Cached lines equal parsed ones, also when the same line comes from
-    /// another parser state (inside a string, after a continuation) and
-    /// when another thread filled the cache.
+    /// another parser state (inside a string, after a continuation), and
+    /// on another thread (with its own cache).
     #[test]
     fn cached_lines_equal_parsed_ones() {
         let code = "A=1 \\\n  --port 80 \\\n  --port 80\necho \"\n  --port 80\n\"\n  --port 80\n";
@@ -170,7 +166,7 @@ mod tests {
         let other = std::thread::spawn(move || pieces(code, true))
             .join()
             .unwrap();
-        assert_eq!(other, fresh, "hits from another thread");
+        assert_eq!(other, fresh, "on another thread");
         // The same line inside the string is classed differently.
         assert_ne!(fresh[2], fresh[4]);
     }

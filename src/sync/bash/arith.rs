@@ -12,6 +12,13 @@ use brush_parser::ast::{
 /// bounds that recursion (`A=B`, `B=A`).
 const MAX_DEPTH: usize = 16;
 
+/// Operators and brackets in one expression: its text is expanded (values
+/// included), not the script's, so it has its own bound.
+const MAX_OPERATORS: usize = 64;
+
+/// The characters of arithmetic operators and brackets.
+const OPERATOR_CHARS: &str = "+-*/%<>=!~&|^?:,([";
+
 /// The variables arithmetic reads and writes.
 pub(super) trait ArithVars {
     /// The text of `name` (or of its element `index`); `Ok(None)` when unset.
@@ -19,6 +26,10 @@ pub(super) trait ArithVars {
     /// Whether reading an unset variable is an error (`set -u`).
     fn nounset(&self) -> bool;
     fn assign(&mut self, name: &str, index: Option<i64>, value: i64) -> Result<(), String>;
+    /// Counts one variable read against the run's bound: a value is
+    /// arithmetic again, so a few short variables can make exponentially
+    /// many reads (`a=b+b+…`, `b=c+c+…`) where depth alone bounds nothing.
+    fn charge(&mut self) -> Result<(), String>;
 }
 
 /// Evaluates expression text (already parameter-expanded).
@@ -32,8 +43,16 @@ fn eval_at(text: &str, vars: &mut dyn ArithVars, depth: usize) -> Result<i64, St
             "arithmetic on `{text}` refers to itself more than {MAX_DEPTH} times"
         ));
     }
-    if super::syntax::MAX_NESTING < text.matches('(').count() {
-        return Err(format!("arithmetic `{text}` nests too deep"));
+    // The tree nests by operators as much as by parentheses (`- - - 1`,
+    // `a=a=1`, `1+1+1`: each operator is one more level of the parser's and
+    // the evaluator's recursion), so their number is bounded the same way:
+    // every level needs one of these characters.
+    let operators = text.chars().filter(|c| OPERATOR_CHARS.contains(*c)).count();
+    if operators > MAX_OPERATORS {
+        return Err(format!(
+            "arithmetic with {operators} operators and brackets; more than {MAX_OPERATORS} \
+             is not evaluated"
+        ));
     }
     let expr =
         brush_parser::arithmetic::parse(text).map_err(|e| format!("arithmetic `{text}`: {e}"))?;
@@ -105,6 +124,7 @@ impl Eval<'_> {
 
     fn read(&mut self, t: &ArithmeticTarget) -> Result<i64, String> {
         let (name, index) = self.target(t)?;
+        self.vars.charge()?;
         match self.vars.value(&name, index)? {
             None if self.vars.nounset() => Err(format!(
                 "`{name}` is unset (set -u): the script would stop here"
@@ -181,6 +201,9 @@ mod tests {
         }
         fn assign(&mut self, name: &str, _: Option<i64>, v: i64) -> Result<(), String> {
             self.0.insert(name.into(), v.to_string());
+            Ok(())
+        }
+        fn charge(&mut self) -> Result<(), String> {
             Ok(())
         }
     }

@@ -40,16 +40,22 @@ impl Interp<'_> {
             return Err(self.fail("process substitution is not interpreted"));
         }
         let Some(name_word) = &cmd.word_or_name else {
-            for a in assigns {
-                self.assign(a)?;
-            }
+            self.assign_only = true;
+            let r = assigns.into_iter().try_for_each(|a| self.assign(a));
+            self.assign_only = false;
+            r?;
             return Ok(0);
         };
-        let head = self.fields(&name_word.value)?;
+        let mut head = self.fields(&name_word.value)?;
         let Some(first) = head.first() else {
             return Err(self.fail(format!("`{}` expands to no command", name_word.value)));
         };
-        let name = self.known(first, &name_word.value)?;
+        let name = match first {
+            // `"$(command -v NAME)"` runs what `NAME` would.
+            Val::PathOf(name) => name.clone(),
+            v => self.known(v, &name_word.value)?,
+        };
+        head[0] = Val::known(name.clone());
         if let Some(f) = self.funcs.get(&name).cloned() {
             return self.call_or_skip(&name, &f, &head[1..], &suffix, &assigns);
         }
@@ -140,7 +146,7 @@ impl Interp<'_> {
         Ok(0)
     }
 
-    fn words(&mut self, suffix: &[&Item]) -> Result<Vec<Val>, Halt> {
+    pub(super) fn words(&mut self, suffix: &[&Item]) -> Result<Vec<Val>, Halt> {
         let mut out = Vec::new();
         for item in suffix {
             match item {
@@ -189,11 +195,11 @@ impl Interp<'_> {
             ":" | "true" => 0,
             "false" => 1,
             "[" | "test" => {
-                let mut args = self.known_words(suffix)?;
-                if name == "[" && args.pop().as_deref() != Some("]") {
+                let mut args = self.words(suffix)?;
+                if name == "[" && args.pop() != Some(Val::known("]")) {
                     return Err(self.fail("`[` without a closing `]`"));
                 }
-                i32::from(!self.test_command(&args)?)
+                i32::from(!self.test_values(&args)?)
             }
             "export" | "local" => self.declare(name, suffix)?,
             "unset" => self.unset(suffix)?,
@@ -282,7 +288,8 @@ impl Interp<'_> {
                     'u' => self.st.options.nounset = on,
                     'x' => {}
                     'o' => match it.next().map(String::as_str) {
-                        Some("pipefail" | "xtrace") => {}
+                        Some("xtrace") => {}
+                        Some("pipefail") => self.st.options.pipefail = on,
                         Some("errexit") => self.st.options.errexit = on,
                         Some("nounset") => self.st.options.nounset = on,
                         other => {
@@ -318,9 +325,15 @@ impl Interp<'_> {
 
     /// `source FILE`: read at the lane's commit, parsed and run here.
     fn source(&mut self, suffix: &[&Item]) -> Result<i32, Halt> {
-        let args = self.known_words(suffix)?;
-        let [path] = args.as_slice() else {
+        let args = self.words(suffix)?;
+        let [arg] = args.as_slice() else {
             return Err(self.fail("`source` with other than one argument"));
+        };
+        // A path from `$(cd … && pwd)` is a file of the checkout wherever
+        // the launcher mounts it.
+        let path = &match arg {
+            Val::InCheckout(rest) => rest.trim_start_matches('/').to_string(),
+            v => self.known(v, "an argument")?,
         };
         let repo_path = normalize(path).ok_or_else(|| {
             self.fail(format!("`source {path}`: not a path inside the repository"))
@@ -358,17 +371,27 @@ impl Interp<'_> {
         assigns: &[&ast::Assignment],
     ) -> Result<i32, Halt> {
         if name == "python3" || name == "python" {
-            let mut argv = Vec::new();
-            for v in head.into_iter().chain(self.words(suffix)?) {
-                argv.push(self.known(&v, "the command")?);
-            }
+            let argv = head.into_iter().chain(self.words(suffix)?).collect();
             return self.python(argv, assigns);
         }
         if name == "env" && !suffix.iter().all(|i| matches!(i, Item::IoRedirect(_))) {
             return Err(self.fail("`env` with arguments runs a program; not interpreted"));
         }
-        if library::skipped_program(name) || self.launch.is_some() {
+        if self.launch.is_some() {
             return Ok(0);
+        }
+        if library::skipped_program(name) {
+            if self.in_condition > 0 && library::status_depends_on_input(name) {
+                return Err(Halt::Opaque(format!(
+                    "`{name}` would have to run to decide the condition"
+                )));
+            }
+            return Ok(0);
+        }
+        match name {
+            "awk" => return self.awk(suffix),
+            "sed" => return self.sed(suffix),
+            _ => {}
         }
         if self.in_condition > 0 {
             // Its status decides a branch: opaque, for the guard rule to judge.
@@ -382,17 +405,18 @@ impl Interp<'_> {
         )))
     }
 
-    fn python(&mut self, argv: Vec<String>, assigns: &[&ast::Assignment]) -> Result<i32, Halt> {
+    /// `python3 -m MODULE …`: the server launch is captured, with values
+    /// that may be unknown (the mapping refuses those the page would show).
+    fn python(&mut self, argv: Vec<Val>, assigns: &[&ast::Assignment]) -> Result<i32, Halt> {
         let module = match argv.get(1..3) {
-            Some([m, module]) if m == "-m" => module.clone(),
+            Some([Val::Known(m), Val::Known(module)]) if m == "-m" => module.clone(),
             _ => String::new(),
         };
         match (module.as_str(), &self.launch) {
             (SERVER_MODULE, None) => {
                 let mut env = BTreeMap::new();
                 for (k, var) in self.st.vars.exported() {
-                    let v = var.scalar().unwrap_or(Val::known(""));
-                    env.insert(k.clone(), self.known(&v, &format!("exported {k}"))?);
+                    env.insert(k.clone(), var.scalar().unwrap_or(Val::known("")));
                 }
                 for a in assigns {
                     let v = match &a.value {
@@ -401,8 +425,7 @@ impl Interp<'_> {
                             return Err(self.fail("an array assigned for one command"));
                         }
                     };
-                    let n = assigned_name(a);
-                    env.insert(n.to_string(), self.known(&v, n)?);
+                    env.insert(assigned_name(a).to_string(), v);
                 }
                 self.launch = Some(Launch {
                     argv,
@@ -420,10 +443,16 @@ impl Interp<'_> {
                  bash lane is not supported yet",
             )),
             (_, Some(_)) => Ok(0),
-            (_, None) => Err(self.fail(format!(
-                "`{}` before the server launch is not interpreted",
-                argv.join(" ")
-            ))),
+            // It creates a virtual environment (a folder); what the script
+            // then does with it (`PATH`) is read like anything else.
+            ("venv", None) => Ok(0),
+            (_, None) => {
+                let shown: Vec<String> = argv.iter().map(Val::shown).collect();
+                Err(self.fail(format!(
+                    "`{}` before the server launch is not interpreted",
+                    shown.join(" ")
+                )))
+            }
         }
     }
 
@@ -485,18 +514,5 @@ fn assigned_name(a: &ast::Assignment) -> &str {
 /// A relative path with `.` and `..` resolved, staying inside the repository
 /// (the launcher runs scripts from its root).
 pub(super) fn normalize(path: &str) -> Option<String> {
-    if path.starts_with('/') {
-        return None;
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    for c in path.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            c => parts.push(c),
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
+    super::subst::checkout_path(path).filter(|p| !p.is_empty())
 }

@@ -13,6 +13,7 @@ use super::arith;
 use super::expand::is_name;
 use super::interp::{Halt, Interp};
 use super::pattern;
+use super::state::Val;
 use super::syntax;
 
 impl Interp<'_> {
@@ -28,7 +29,10 @@ impl Interp<'_> {
                     return Err(Halt::Opaque(why));
                 }
                 let v = self.single(&w.value)?;
-                let s = self.known(&v, &w.value)?;
+                if let Some(decided) = emptiness(p, &v) {
+                    return Ok(decided);
+                }
+                let s = self.decidable(&v, Some(&w.value))?;
                 self.unary(p, &s)
             }
             X::BinaryTest(p, l, r) => self.extended_binary(p, &l.value, &r.value),
@@ -37,7 +41,7 @@ impl Interp<'_> {
 
     fn extended_binary(&mut self, p: &B, l: &str, r: &str) -> Result<bool, Halt> {
         let left = self.single(l)?;
-        let left = self.known(&left, l)?;
+        let left = self.decidable(&left, Some(l))?;
         match p {
             B::StringExactlyMatchesPattern | B::StringDoesNotExactlyMatchPattern => {
                 let pat = self.pattern(r)?;
@@ -49,7 +53,7 @@ impl Interp<'_> {
             // brush reads `=~ "literal"` as a substring test.
             B::StringContainsSubstring => {
                 let right = self.single(r)?;
-                let right = self.known(&right, r)?;
+                let right = self.decidable(&right, Some(r))?;
                 Ok(left.contains(right.as_str()))
             }
             B::StringMatchesRegex => {
@@ -58,7 +62,7 @@ impl Interp<'_> {
             }
             _ => {
                 let right = self.single(r)?;
-                let right = self.known(&right, r)?;
+                let right = self.decidable(&right, Some(r))?;
                 self.binary(p, &left, &right, true)
             }
         }
@@ -77,7 +81,7 @@ impl Interp<'_> {
                 _ => {
                     let raw = &text[p.start_index.min(text.len())..p.end_index.min(text.len())];
                     let v = self.single(raw)?;
-                    let v = self.known(&v, raw)?;
+                    let v = self.decidable(&v, Some(raw))?;
                     out.push_str(&pattern::regex_escape(&v));
                 }
             }
@@ -85,8 +89,43 @@ impl Interp<'_> {
         Ok(out)
     }
 
+    /// A condition's operand (`word` as written, or `None` inside `[ … ]`,
+    /// whose words are expanded first): its text, or, when it is not known,
+    /// an undecidable condition (for the rules of docs/sync-bash-lanes.md to
+    /// judge) rather than a refusal.
+    pub(super) fn decidable(&self, v: &Val, word: Option<&str>) -> Result<String, Halt> {
+        v.text().map(str::to_string).map_err(|_| {
+            let what = word.map_or_else(|| "an operand".to_string(), |w| format!("`{w}`"));
+            Halt::Opaque(format!(
+                "{what} would have to be known to decide the condition ({})",
+                v.why()
+            ))
+        })
+    }
+
+    /// `[ … ]` and `test …` on expanded arguments: `-n`/`-z` of a text whose
+    /// emptiness is known are decided, other unknown operands make the
+    /// condition undecidable.
+    pub(super) fn test_values(&mut self, args: &[Val]) -> Result<bool, Halt> {
+        if let [Val::Known(op), v] = args {
+            let p = match op.as_str() {
+                "-n" => Some(U::StringHasNonZeroLength),
+                "-z" => Some(U::StringHasZeroLength),
+                _ => None,
+            };
+            if let Some(decided) = p.and_then(|p| emptiness(&p, v)) {
+                return Ok(decided);
+            }
+        }
+        let mut texts = Vec::new();
+        for a in args {
+            texts.push(self.decidable(a, None)?);
+        }
+        self.test_command(&texts)
+    }
+
     /// `[ … ]` and `test …`, on already expanded arguments.
-    pub(super) fn test_command(&mut self, args: &[String]) -> Result<bool, Halt> {
+    fn test_command(&mut self, args: &[String]) -> Result<bool, Halt> {
         let e = brush_parser::test_command::parse(args)
             .map_err(|e| self.fail(format!("`[ {} ]`: {e}", args.join(" "))))?;
         self.test_expr(&e)
@@ -112,7 +151,12 @@ impl Interp<'_> {
         match p {
             U::StringHasZeroLength => Ok(s.is_empty()),
             U::StringHasNonZeroLength => Ok(!s.is_empty()),
-            U::ShellVariableIsSetAndAssigned if is_name(s) => Ok(self.st.vars.get(s).is_some()),
+            U::ShellVariableIsSetAndAssigned if is_name(s) => match self.st.vars.get(s) {
+                Some(e) if matches!(e.var.scalar(), Some(Val::MaybeUnset(_))) => Err(Halt::Opaque(
+                    format!("whether `{s}` is set would have to be known to decide the condition"),
+                )),
+                e => Ok(e.is_some()),
+            },
             other => Err(self.fail(format!("the test `{other}` is not interpreted"))),
         }
     }
@@ -149,6 +193,15 @@ impl Interp<'_> {
             ))),
             other => Err(self.fail(format!("the test `{other}` is not interpreted"))),
         }
+    }
+}
+
+/// `-z`/`-n` of a value whose emptiness is known, even if its text is not.
+fn emptiness(p: &U, v: &Val) -> Option<bool> {
+    match p {
+        U::StringHasZeroLength => v.is_empty(),
+        U::StringHasNonZeroLength => v.is_empty().map(|e| !e),
+        _ => None,
     }
 }
 

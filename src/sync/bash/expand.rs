@@ -1,10 +1,10 @@
 //! Word expansion, in bash's order for the subset the scripts use: quotes,
 //! escapes, parameter expansion (plain, `:-`/`-`, `:=`, `:+`, `:?`, `#`,
 //! `%`/`%%`/`#`/`##`, indirect `!`, arrays with `[@]`/`[*]`/`[i]`),
-//! arithmetic `$(( ))`, the one command substitution the scripts need
-//! (`$(dirname …)`, computed here, never run), word splitting of unquoted
-//! expansions. Pathname and brace expansion, other command substitutions and
-//! other parameter operators are refused. Uses `sync::bash::*`.
+//! arithmetic `$(( ))`, command substitutions (in [`super::subst`], never
+//! run), word splitting of unquoted expansions. Pathname and brace
+//! expansion, the splitting of unknown text and other parameter operators
+//! are refused. Uses `sync::bash::*`.
 
 use brush_parser::word::{
     Parameter, ParameterExpr as P, ParameterTestType, SpecialParameter, WordPiece,
@@ -29,7 +29,7 @@ pub(super) enum Mode {
 
 /// The operators that test whether a parameter is set.
 #[derive(Clone, Copy)]
-enum Op {
+pub(super) enum Op {
     Default,
     Assign,
     Alternative,
@@ -37,7 +37,7 @@ enum Op {
 }
 
 /// A parameter's value before operators apply.
-enum Got {
+pub(super) enum Got {
     One(Option<Val>),
     Many(Vec<Val>),
 }
@@ -51,10 +51,19 @@ struct Acc {
     globby: bool,
     /// A `"$@"`-like list was expanded (an empty one yields no field).
     saw_many: bool,
+    /// Why an unquoted unknown text was expanded: how it splits into words
+    /// cannot be known.
+    split_unknown: Option<String>,
+    /// The bytes of the fields so far, each field counted with its overhead.
+    bytes: usize,
 }
+
+/// What one field costs beyond its text (a `Val` and its `String`).
+const FIELD_BYTES: usize = std::mem::size_of::<Val>();
 
 impl Acc {
     fn push(&mut self, v: Val) {
+        self.bytes += v.text_len();
         let cur = self.cur.take().unwrap_or(Val::known(""));
         self.cur = Some(cur.cat(v));
     }
@@ -76,7 +85,12 @@ impl Acc {
             Val::Known(s) if quoted && self.mode == Mode::Pattern => {
                 self.push(Val::Known(pattern::escape(&s)))
             }
-            v => self.push(v),
+            v => {
+                if !quoted && self.mode == Mode::Fields {
+                    self.split_unknown.get_or_insert_with(|| v.why());
+                }
+                self.push(v)
+            }
         }
     }
 
@@ -103,6 +117,7 @@ impl Acc {
 
     fn end_field(&mut self) {
         if let Some(c) = self.cur.take() {
+            self.bytes += FIELD_BYTES;
             self.done.push(c);
         }
     }
@@ -127,6 +142,7 @@ impl Acc {
             self.push(v);
             if i + 1 < n {
                 let c = self.cur.take().unwrap_or(Val::known(""));
+                self.bytes += FIELD_BYTES;
                 self.done.push(c);
             }
         }
@@ -144,6 +160,12 @@ impl Interp<'_> {
     /// A command word's fields.
     pub(super) fn fields(&mut self, text: &str) -> Result<Vec<Val>, Halt> {
         let acc = self.expand(text, Mode::Fields)?;
+        if let Some(why) = &acc.split_unknown {
+            return Err(self.fail(format!(
+                "`{text}` is unquoted, and the words its unknown text splits into are not known \
+                 statically ({why})"
+            )));
+        }
         if acc.globby {
             return Err(self.fail(format!(
                 "`{text}` would undergo pathname expansion, which depends on the file system"
@@ -189,10 +211,14 @@ impl Interp<'_> {
             cur: None,
             globby: false,
             saw_many: false,
+            split_unknown: None,
+            bytes: 0,
         };
         for p in &pieces {
             self.piece(&p.piece, false, &mut acc)?;
+            self.room_for(acc.bytes)?;
         }
+        self.charge_bytes(acc.bytes)?;
         if mode == Mode::Fields && pattern::has_brace_expansion(&pieces) {
             return Err(self.fail(format!("`{text}` would undergo brace expansion")));
         }
@@ -240,24 +266,6 @@ impl Interp<'_> {
             }
         }
         Ok(())
-    }
-
-    /// `$(dirname WORD)` is computed; any other command substitution is refused.
-    fn substitution(&mut self, s: &str) -> Result<Val, Halt> {
-        let refused =
-            || format!("command substitution `$({s})` cannot be evaluated without running it");
-        let words = pattern::single_simple_command(s).ok_or_else(|| self.fail(refused()))?;
-        match words.as_slice() {
-            [name, arg] if name == "dirname" => {
-                let fields = self.fields(arg)?;
-                let [one] = fields.as_slice() else {
-                    return Err(self.fail(refused()));
-                };
-                let path = self.known(one, arg)?;
-                Ok(Val::Known(dirname(&path)))
-            }
-            _ => Err(self.fail(refused())),
-        }
     }
 
     fn param(&mut self, e: &P) -> Result<Got, Halt> {
@@ -351,7 +359,10 @@ impl Interp<'_> {
         word: Option<&str>,
     ) -> Result<Got, Halt> {
         let v = self.one(parameter, indirect)?;
-        let absent = self.absent(&v, test)?;
+        let Some(absent) = Self::absent(&v, test) else {
+            let colon = matches!(test, ParameterTestType::UnsetOrNull);
+            return self.tested_unknown(op, (parameter, indirect, colon), v, word);
+        };
         match op {
             Op::Default | Op::Assign | Op::Error if !absent => Ok(Got::One(v)),
             Op::Alternative if absent => Ok(Got::One(None)),
@@ -410,13 +421,13 @@ impl Interp<'_> {
     }
 
     /// Unset (or, for `:`-tests, empty).
-    fn absent(&self, v: &Option<Val>, t: &ParameterTestType) -> Result<bool, Halt> {
+    /// `None`: an unknown text that may be empty.
+    fn absent(v: &Option<Val>, t: &ParameterTestType) -> Option<bool> {
         match (v, t) {
-            (None, _) => Ok(true),
-            (Some(_), ParameterTestType::Unset) => Ok(false),
-            (Some(v), ParameterTestType::UnsetOrNull) => {
-                Ok(self.known(v, "a tested value")?.is_empty())
-            }
+            (None, _) => Some(true),
+            (Some(Val::MaybeUnset(_)), _) => None,
+            (Some(_), ParameterTestType::Unset) => Some(false),
+            (Some(v), ParameterTestType::UnsetOrNull) => v.is_empty(),
         }
     }
 

@@ -7,9 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use super::super::cells::HARDWARE_ORDER;
-use super::super::master::{BashRow, MasterEntry};
-use super::super::yaml::Node;
+use super::super::generate::cells::HARDWARE_ORDER;
+use super::super::input::master::{BashRow, MasterEntry};
+use super::super::input::yaml::Node;
 
 /// The cap InferenceX puts on a node's DRAM before scaling (3 TB decimal, in MiB).
 const MAX_AVAILABLE_DRAM_MIB: u128 = 2_861_022;

@@ -48,6 +48,14 @@ pub(super) const HARNESS_FUNCTIONS: &[(&str, &str)] = &[
         "polls the server's health endpoint after the launch",
     ),
     (
+        "wait_for_ready",
+        "polls a health endpoint (the server's, the router's) after the launch",
+    ),
+    (
+        "write_command",
+        "writes a command line, shell-quoted, into a file of the results",
+    ),
+    (
         "build_replay_cmd",
         "builds the benchmark client's command line",
     ),
@@ -65,6 +73,41 @@ pub(super) fn skipped_program(name: &str) -> bool {
     SKIPPED_PROGRAMS.iter().any(|(n, _)| *n == name)
 }
 
+/// Skipped programs whose status depends on their input: in a condition
+/// (`if … | grep -q …`) that status decides a branch, so it cannot be
+/// taken as success there.
+pub(super) fn status_depends_on_input(name: &str) -> bool {
+    name == "grep"
+}
+
+/// The files `sed ARGS` edits in place (`-i`, `-i.bak`, `--in-place`), or
+/// `Ok(None)` when it edits nothing. Options it does not know, and a script
+/// read from a file (`-f`), are refused: the files could not be told apart.
+pub(super) fn sed_in_place(args: &[String]) -> Result<Option<Vec<String>>, String> {
+    let (mut in_place, mut script, mut files) = (false, false, Vec::new());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            a if a.starts_with("-i") || a.starts_with("--in-place") => in_place = true,
+            "-e" | "--expression" => {
+                it.next().ok_or("`sed -e` without a script")?;
+                script = true;
+            }
+            "-n" | "-E" | "-r" | "-s" | "-z" | "-u" | "--quiet" | "--silent" | "--posix" => {}
+            a if a.starts_with('-') && a != "-" => {
+                return Err(format!("`sed {a}` is not read"));
+            }
+            _ if !script => script = true,
+            f => files.push(f.to_string()),
+        }
+    }
+    match (in_place, files.is_empty()) {
+        (false, _) => Ok(None),
+        (true, true) => Err("`sed -i` without a file".into()),
+        (true, false) => Ok(Some(files)),
+    }
+}
+
 pub(super) fn harness_function(name: &str) -> bool {
     HARNESS_FUNCTIONS.iter().any(|(n, _)| *n == name)
 }
@@ -74,6 +117,28 @@ pub(super) fn harness_function(name: &str) -> bool {
 const FORBIDDEN: &[&str] = &[
     "export", "declare", "typeset", "readonly", "cd", "pushd", "popd", "source", ".", "eval",
     "exec", "shopt", "set", "alias",
+];
+
+/// Builtins that change the shell (besides [`FORBIDDEN`] and assignments).
+const SHELL_CHANGING: &[&str] = &[
+    "unset",
+    "shift",
+    "exit",
+    "return",
+    "local",
+    "break",
+    "continue",
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "let",
+    "wait",
+    "command",
+    "builtin",
+    "trap",
+    "hash",
+    "umask",
 ];
 
 /// What a skipped function body may do to the shell.
@@ -92,6 +157,29 @@ impl Effects {
         let mut e = Effects::default();
         e.compound(&body.0);
         e
+    }
+
+    pub(super) fn of_list(list: &ast::CompoundList) -> Effects {
+        let mut e = Effects::default();
+        e.list(list);
+        e
+    }
+
+    /// Whether running the commands cannot change the shell: nothing
+    /// assigned, nothing forbidden, and every command a program named by a
+    /// literal word, not a builtin that changes the shell nor one of `funcs`.
+    pub(super) fn leaves_shell_unchanged(&self, is_function: impl Fn(&str) -> bool) -> bool {
+        let literal = |c: &str| {
+            c == "["
+                || c.chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.' | '/'))
+        };
+        self.assigned.is_empty()
+            && self.forbidden.is_none()
+            && self
+                .calls
+                .iter()
+                .all(|c| literal(c) && !is_function(c) && !SHELL_CHANGING.contains(&c.as_str()))
     }
 
     fn list(&mut self, l: &ast::CompoundList) {
@@ -118,7 +206,7 @@ impl Effects {
                     self.forbidden
                         .get_or_insert(format!("defines function `{}`", f.fname.value));
                 }
-                ast::Command::ExtendedTest(..) => {}
+                ast::Command::ExtendedTest(t, _) => self.extended_test(&t.expr),
             }
         }
     }
@@ -193,6 +281,23 @@ impl Effects {
                 self.calls.insert(n.to_string());
             }
             None => {}
+        }
+    }
+
+    /// The words of a `[[ … ]]` (`[[ ${X:=1} ]]` assigns).
+    fn extended_test(&mut self, e: &ast::ExtendedTestExpr) {
+        use ast::ExtendedTestExpr as X;
+        match e {
+            X::And(a, b) | X::Or(a, b) => {
+                self.extended_test(a);
+                self.extended_test(b);
+            }
+            X::Not(a) | X::Parenthesized(a) => self.extended_test(a),
+            X::UnaryTest(_, w) => self.word(&w.value),
+            X::BinaryTest(_, l, r) => {
+                self.word(&l.value);
+                self.word(&r.value);
+            }
         }
     }
 

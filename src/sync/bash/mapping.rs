@@ -2,12 +2,17 @@
 //! env become a one-worker schema-2 recipe (`frontend.type: sglang`, one
 //! `agg` role), which `spec::parse` types and the shared builders turn into
 //! worker blocks, both routers, KV tiers and the golden AL
-//! (docs/sync-bash-lanes.md, "From the launch to the cell").
-//! Uses `sync::*`.
+//! (docs/sync-bash-lanes.md, "From the launch to the cell"). A value the
+//! interpreter could not know goes in as a stand-in text: the rules may drop
+//! it (a path of the harness, a disclosed chat template); if the stand-in
+//! survives anywhere in the point, the page would show it, and the point is
+//! refused ([`Unknowns::check`]). Uses `sync::*`.
 
-use super::super::yaml::{Node, Value};
+use super::super::generate::lane::LanePoint;
+use super::super::input::yaml::{Node, Value};
 use super::commands::SERVER_MODULE;
 use super::interp::Launch;
+use super::state::Val;
 
 /// Worker flags the generator writes itself: several copies in a script
 /// are harmless (argparse keeps the last), the rules drop them anyway.
@@ -17,26 +22,46 @@ const LEAD: &[&str] = &["model-path", "served-model-name", "host", "port"];
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Flag {
     pub name: String,
-    pub values: Vec<String>,
+    pub values: Vec<Val>,
 }
 
 /// The server's flags, in argv order: `--name value…` and `--name=value`.
-pub(super) fn flags(argv: &[String]) -> Result<Vec<Flag>, String> {
-    let rest = match argv {
-        [py, m, module, rest @ ..]
-            if m == "-m" && module == SERVER_MODULE && py.starts_with("python") =>
-        {
-            rest
-        }
+/// Flags must be known. A value may be a path known in part (in the
+/// checkout, or a program's): it cannot start with `-`, so it is a value.
+/// Any other word not known statically could be a flag as well as a value,
+/// so it is refused: were it taken as the value of a flag the rules drop,
+/// a flag the page should show would vanish with it.
+pub(super) fn flags(argv: &[Val]) -> Result<Vec<Flag>, String> {
+    let head: Vec<&str> = argv.iter().take(3).filter_map(|v| v.text().ok()).collect();
+    let rest = match head.as_slice() {
+        [py, "-m", SERVER_MODULE] if py.starts_with("python") => &argv[3..],
         _ => {
+            let shown: Vec<String> = argv.iter().map(Val::shown).collect();
             return Err(format!(
                 "`{}` is not a launch of {SERVER_MODULE}",
-                argv.join(" ")
+                shown.join(" ")
             ));
         }
     };
     let mut out: Vec<Flag> = Vec::new();
-    for tok in rest {
+    for v in rest {
+        let tok = match v {
+            Val::Known(tok) => tok,
+            path @ (Val::InCheckout(_) | Val::PathOf(_)) => match out.last_mut() {
+                Some(last) => {
+                    last.values.push(path.clone());
+                    continue;
+                }
+                None => return Err(format!("`{}` comes before any flag", path.shown())),
+            },
+            unknown => {
+                return Err(format!(
+                    "a word of the launch is not known statically ({}), so neither is whether \
+                     it is a flag or a value",
+                    unknown.why()
+                ));
+            }
+        };
         if let Some(long) = tok.strip_prefix("--") {
             let (name, value) = match long.split_once('=') {
                 Some((n, v)) => (n, Some(v)),
@@ -52,12 +77,12 @@ pub(super) fn flags(argv: &[String]) -> Result<Vec<Flag>, String> {
             }
             out.push(Flag {
                 name: name.to_string(),
-                values: value.map(str::to_string).into_iter().collect(),
+                values: value.map(Val::known).into_iter().collect(),
             });
         } else if tok.starts_with('-') && !is_number(tok) {
             return Err(format!("the short option `{tok}` is not interpreted"));
         } else if let Some(last) = out.last_mut() {
-            last.values.push(tok.clone());
+            last.values.push(v.clone());
         } else {
             return Err(format!("`{tok}` comes before any flag"));
         }
@@ -105,8 +130,56 @@ pub(super) struct Shape<'a> {
     pub gpus: u32,
 }
 
-/// The one-worker recipe of a launch.
-pub(super) fn recipe(launch: &Launch, shape: &Shape<'_>) -> Result<Node, String> {
+/// The values of a launch the interpreter could not know, by the stand-in
+/// text the recipe holds for each: `(stand-in, what it is, why unknown)`.
+#[derive(Debug, Default)]
+pub(super) struct Unknowns(Vec<(String, String, String)>);
+
+impl Unknowns {
+    /// The text for `v`: its own, or a fresh stand-in (letters, digits and
+    /// dashes only, so no quoting rule of the renderers changes it).
+    fn text(&mut self, v: &Val, what: &str) -> String {
+        match v {
+            Val::Known(s) => s.clone(),
+            other => {
+                let stand_in = format!("agentx-unknown-value-{}-7f3c9a", self.0.len());
+                self.0
+                    .push((stand_in.clone(), what.to_string(), other.why()));
+                stand_in
+            }
+        }
+    }
+
+    /// A message of the shared builders with each stand-in it quotes
+    /// replaced by what the value is (a rule that reads a value, such as a
+    /// parallel size, refuses a stand-in as it would any bad text).
+    pub(super) fn explain(&self, message: &str) -> String {
+        self.0
+            .iter()
+            .fold(message.to_string(), |m, (stand_in, what, why)| {
+                m.replace(stand_in, &format!("<{what}, not known statically: {why}>"))
+            })
+    }
+
+    /// Refuses the point when a stand-in survived into it: the page would
+    /// show a value nobody knows. Every field of the point is searched (its
+    /// `Debug` form), so a field added later is covered too.
+    pub(super) fn check(&self, point: &LanePoint, at: &str) -> Result<(), String> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        let text = format!("{point:?}");
+        match self.0.iter().find(|(s, ..)| text.contains(s.as_str())) {
+            None => Ok(()),
+            Some((_, what, why)) => Err(format!(
+                "{at}: {what} is not known statically ({why}), and the page would show it"
+            )),
+        }
+    }
+}
+
+/// The one-worker recipe of a launch, and the values it holds stand-ins for.
+pub(super) fn recipe(launch: &Launch, shape: &Shape<'_>) -> Result<(Node, Unknowns), String> {
     let line = launch
         .at
         .rsplit_once(':')
@@ -119,21 +192,29 @@ pub(super) fn recipe(launch: &Launch, shape: &Shape<'_>) -> Result<Node, String>
             line,
         )
     };
-    let args = flags(&launch.argv)?
-        .into_iter()
-        .map(|f| {
-            let v = match f.values.as_slice() {
-                [] => n(Value::Bool(true)),
-                [one] => scalar(one, line),
-                many => n(Value::Seq(many.iter().map(|v| scalar(v, line)).collect())),
-            };
-            (f.name, v)
-        })
-        .collect();
+    let mut unknowns = Unknowns::default();
+    let mut args = Vec::new();
+    for f in flags(&launch.argv)? {
+        let what = format!("the value of `--{}`", f.name);
+        let mut values: Vec<Node> = f
+            .values
+            .iter()
+            .map(|v| scalar(&unknowns.text(v, &what), line))
+            .collect();
+        let v = match values.len() {
+            0 => n(Value::Bool(true)),
+            1 => values.remove(0),
+            _ => n(Value::Seq(values)),
+        };
+        args.push((f.name, v));
+    }
     let env = launch
         .env
         .iter()
-        .map(|(k, v)| (k.clone(), n(Value::Str(v.clone()))))
+        .map(|(k, v)| {
+            let text = unknowns.text(v, &format!("the exported `{k}`"));
+            (k.clone(), n(Value::Str(text)))
+        })
         .collect();
     let agg = map(vec![
         ("nodes", n(Value::Int(1))),
@@ -142,7 +223,7 @@ pub(super) fn recipe(launch: &Launch, shape: &Shape<'_>) -> Result<Node, String>
         ("args", n(Value::Map(args))),
         ("env", n(Value::Map(env))),
     ]);
-    Ok(map(vec![
+    let recipe = map(vec![
         ("schema", n(Value::Int(2))),
         ("engine", n(Value::Str("sglang".into()))),
         (
@@ -160,13 +241,20 @@ pub(super) fn recipe(launch: &Launch, shape: &Shape<'_>) -> Result<Node, String>
             map(vec![("type", n(Value::Str("sglang".into())))]),
         ),
         ("roles", map(vec![("agg", agg)])),
-    ]))
+    ]);
+    Ok((recipe, unknowns))
 }
 
 /// The golden AL the script pins (`SGLANG_SIMULATE_ACC_LEN`) must be the
 /// curve's: the page discloses the curve's value as what the run simulated.
 pub(super) fn check_golden_al(launch: &Launch, curve: Option<&str>) -> Result<(), String> {
-    let pinned = launch.env.get("SGLANG_SIMULATE_ACC_LEN");
+    let pinned = match launch.env.get("SGLANG_SIMULATE_ACC_LEN") {
+        None => None,
+        Some(v) => Some(
+            v.text()
+                .map_err(|e| format!("{}: SGLANG_SIMULATE_ACC_LEN: {e}", launch.at))?,
+        ),
+    };
     let same = |a: &str, b: &str| match (a.parse::<f64>(), b.parse::<f64>()) {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,
@@ -195,8 +283,8 @@ pub(super) fn check_golden_al(launch: &Launch, curve: Option<&str>) -> Result<()
 mod tests {
     use super::*;
 
-    fn argv(s: &str) -> Vec<String> {
-        s.split(' ').map(str::to_string).collect()
+    fn argv(s: &str) -> Vec<Val> {
+        s.split(' ').map(Val::known).collect()
     }
 
     #[test]
@@ -219,11 +307,11 @@ mod tests {
         );
         assert_eq!(
             ok[1].values,
-            ["Qwen/é"],
+            argv("Qwen/é"),
             "the last copy of a lead flag wins"
         );
-        assert_eq!(ok[4].values, ["http://x", "8998"]);
-        assert_eq!(ok[5].values, ["-1"]);
+        assert_eq!(ok[4].values, argv("http://x 8998"));
+        assert_eq!(ok[5].values, argv("-1"));
         for (bad, why) in [
             (
                 "python3 -m sglang.launch_server --tp 1 --tp 2",
@@ -240,6 +328,34 @@ mod tests {
             let e = flags(&argv(bad)).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
+    }
+
+    /// Words known in part: a path (it cannot be a flag) is a value; any
+    /// other unknown word could be a flag, so it is refused; a message that
+    /// quotes a stand-in says what the value is instead.
+    #[test]
+    fn unknown_words_of_the_launch() {
+        let mut words = argv("python3 -m sglang.launch_server --chat-template");
+        words.push(Val::InCheckout("/é.jinja".into()));
+        words.push(Val::known("--tp"));
+        let ok = flags(&words).unwrap();
+        assert_eq!(ok[0].values, [Val::InCheckout("/é.jinja".into())]);
+        for unknown in [
+            Val::Unknown("what `$(date)` prints".into()),
+            Val::NonEmpty("ü".into()),
+            Val::MaybeUnset("ü".into()),
+        ] {
+            let mut words = argv("python3 -m sglang.launch_server --enable-metrics");
+            words.push(unknown);
+            let e = flags(&words).unwrap_err();
+            assert!(e.contains("whether it is a flag or a value"), "{e}");
+        }
+        let mut u = Unknowns::default();
+        let stand_in = u.text(&Val::Unknown("ü".into()), "the value of `--tp`");
+        assert_eq!(
+            u.explain(&format!("`{stand_in}` is not a number")),
+            "`<the value of `--tp`, not known statically: ü>` is not a number"
+        );
     }
 
     #[test]

@@ -4,41 +4,62 @@
 //! interpreted per point of the master entry ([`interp`], [`commands`],
 //! [`expand`], [`arith`], [`cond`], [`pattern`]) under the env the launcher
 //! would pass ([`launcher`]); harness functions and side-effect-only
-//! programs are skipped by table ([`library`]); the captured
+//! programs are skipped by table ([`library`]); `awk` numeric tests are
+//! computed ([`awk`]) and `sed` judged by its arguments, image patches
+//! needing the manifest's word ([`programs`]); the captured
 //! `sglang.launch_server` argv and env become a one-worker recipe that the
 //! recipe path's builders render ([`mapping`]). The rules are written out in
 //! docs/sync-bash-lanes.md.
 //!
-//! May use: `sync::{cells, doors, lane, lane_manifest, master, reader, yaml}` and
-//! what they export; nothing outside `sync`.
+//! May use: `sync::generate::{cells, doors, lane}`,
+//! `sync::input::{lane_manifest, master, reader, recipe, yaml}` and what they
+//! export, and `util::escape` (the reviewer's text in notes).
 
 mod arith;
+mod awk;
 mod commands;
 mod cond;
+mod either;
 mod expand;
 mod interp;
 mod launcher;
 mod library;
 mod mapping;
 mod pattern;
+mod programs;
 mod state;
+mod subst;
 mod syntax;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_either;
+#[cfg(test)]
+mod tests_programs;
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use super::doors::nginx::KnownFiles;
-use super::lane::{self, LaneFailure, LanePoint, PointError, PointInput};
-use super::lane_manifest::{Lane, LaneManifest};
-use super::master::{BashRow, MasterEntry, Row, RowKind};
-use super::reader::{Found, Reader};
-use super::recipe::Variant;
+use super::generate::doors::nginx::KnownFiles;
+use super::generate::lane::{self, LaneFailure, LanePoint, PointError, PointInput};
+use super::input::lane_manifest::{Lane, LaneManifest};
+use super::input::master::{BashRow, MasterEntry, Row, RowKind};
+use super::input::reader::{Found, Reader};
+use super::input::recipe::Variant;
 use interp::{Files, Halt, Interp, Launch};
 use launcher::Hardware;
 use state::{State, Val, Var};
 use syntax::Script;
+
+use crate::util::escape;
+
+/// The stack the thread running a sync needs for the bash parser and
+/// interpreter at their caps ([`syntax::MAX_OPENERS`] nesting levels of the
+/// parser, at most 18.2 KB each in a debug build: 75 MB; then
+/// [`interp::MAX_NESTING`] levels of the interpreter, at most 16 KB each: 4 MB, with a
+/// sourced file parsed at the deepest), with headroom. Only the pages a run
+/// touches are ever committed.
+pub(super) const STACK_BYTES: usize = 128 << 20;
 
 /// The points of a bash lane. Errors name the row, the concurrency, and
 /// `file:line` of what could not be interpreted; names the rules table does
@@ -138,10 +159,13 @@ fn hardware(
     let c = m.clusters.get(fleet);
     match c.and_then(|c| c.gpus_per_node) {
         Some(gpus_per_node) => {
+            // The report is Markdown: names go through the escaping module.
             notes.push(format!(
-                "runner `{}`: no configs/runners.yaml entry at {commit}; its hardware facts come \
-                 from the manifest's [cluster.\"{fleet}\"]",
-                entry.runner
+                "runner {}: no configs/runners.yaml entry at {}; its hardware facts come from \
+                 the manifest's {}",
+                escape::code(&entry.runner),
+                escape::code(commit),
+                escape::code(&format!("[cluster.\"{fleet}\"]"))
             ));
             Ok(Hardware {
                 available_dram_mib: c.and_then(|c| c.available_cpu_dram_mib),
@@ -253,7 +277,7 @@ impl LaneCtx<'_> {
         };
         let env = launcher::point_env(self.entry, b, spec, conc, dram)?;
         let launch = self.interpret(path, script, env, reader)?;
-        let node = mapping::recipe(
+        let (node, unknowns) = mapping::recipe(
             &launch,
             &mapping::Shape {
                 hw: &self.hw,
@@ -279,7 +303,11 @@ impl LaneCtx<'_> {
             variant: &variant,
             found: &found,
         };
-        let p = lane::point(&input, reader)?;
+        let p = lane::point(&input, reader).map_err(|e| match e {
+            PointError::Refused(why) => PointError::Refused(unknowns.explain(&why)),
+            unclassified => unclassified,
+        })?;
+        unknowns.check(&p, &launch.at)?;
         mapping::check_golden_al(&launch, p.golden_al.as_deref())?;
         Ok(p)
     }
@@ -297,19 +325,22 @@ impl LaneCtx<'_> {
             commit: &self.includes,
             parsed: &mut self.parsed,
         };
-        let (launch, notes) = run_script(path, script, env, &mut files);
+        let reviewed = self.lane.image_patches.clone();
+        let (launch, notes) = run_script(path, script, env, &mut files, reviewed);
         self.notes.extend(notes);
         launch
     }
 }
 
 /// Interprets `script` (run as `path`) under the launcher's `env`; the
-/// launch it reaches and the notes it made (guards assumed not taken).
+/// launch it reaches and the notes it made (guards assumed not taken), as
+/// Markdown for the report.
 fn run_script(
     path: &str,
     script: &Script,
     env: BTreeMap<&str, String>,
     files: &mut dyn Files,
+    reviewed_patches: BTreeMap<String, String>,
 ) -> (Result<Launch, String>, Vec<String>) {
     let mut st = State {
         arg0: path.to_string(),
@@ -320,7 +351,14 @@ fn run_script(
     for (k, v) in env {
         st.vars.set(k, Var::Scalar(Val::Known(v)));
     }
+    // Inherited by every process, from the container: not the point's input,
+    // and not known here.
+    if st.vars.get("PATH").is_none() {
+        let path = Val::NonEmpty("the container's `PATH`, inherited".into());
+        st.vars.set("PATH", Var::Scalar(path));
+    }
     let mut it = Interp::new(st, files, &script.name);
+    it.reviewed_patches = reviewed_patches;
     let r = it.run(script);
     let at = it.at();
     let notes = std::mem::take(&mut it.notes);

@@ -41,9 +41,10 @@ pub(super) fn has_brace_expansion(pieces: &[WordPieceWithSource]) -> bool {
     })
 }
 
-/// A command substitution's text as the raw words of one simple command
-/// without redirections or assignments, or `None`.
-pub(super) fn single_simple_command(text: &str) -> Option<Vec<String>> {
+/// A command substitution's text as the raw words of simple commands joined
+/// by `&&` (`cd DIR && pwd`), each without redirections or assignments, or
+/// `None`.
+pub(super) fn and_list(text: &str) -> Option<Vec<Vec<String>>> {
     let script = syntax::parse_script(text, "$(…)").ok()?;
     let [list] = script.program.complete_commands.as_slice() else {
         return None;
@@ -51,13 +52,71 @@ pub(super) fn single_simple_command(text: &str) -> Option<Vec<String>> {
     let [ast::CompoundListItem(and_or, _)] = list.0.as_slice() else {
         return None;
     };
-    if !and_or.additional.is_empty() || and_or.first.bang || and_or.first.seq.len() != 1 {
-        return None;
+    let mut out = vec![simple_words(&and_or.first)?];
+    for next in &and_or.additional {
+        match next {
+            ast::AndOr::And(p) => out.push(simple_words(p)?),
+            ast::AndOr::Or(_) => return None,
+        }
     }
-    let ast::Command::Simple(cmd) = &and_or.first.seq[0] else {
+    Some(out)
+}
+
+/// The raw words of every command of a command substitution's text, when
+/// it holds only simple commands without assignments, joined by `;`, `&&`,
+/// `||` and `|`, whose redirections go to `/dev/null` or to another
+/// descriptor (so they write no file); `None` otherwise.
+pub(super) fn simple_commands(text: &str) -> Option<Vec<Vec<String>>> {
+    let script = syntax::parse_script(text, "$(…)").ok()?;
+    let mut out = Vec::new();
+    for list in &script.program.complete_commands {
+        for ast::CompoundListItem(and_or, _) in &list.0 {
+            let rest = and_or.additional.iter().map(|a| match a {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+            });
+            for p in std::iter::once(&and_or.first).chain(rest) {
+                for c in &p.seq {
+                    out.push(words_writing_nothing(c)?);
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// A simple command's raw words, when it assigns nothing and redirects
+/// only to `/dev/null` or a descriptor.
+fn words_writing_nothing(c: &ast::Command) -> Option<Vec<String>> {
+    let ast::Command::Simple(cmd) = c else {
         return None;
     };
     if cmd.prefix.is_some() {
+        return None;
+    }
+    let mut out = vec![cmd.word_or_name.as_ref()?.value.clone()];
+    for item in cmd.suffix.iter().flat_map(|s| s.0.iter()) {
+        match item {
+            ast::CommandPrefixOrSuffixItem::Word(w) => out.push(w.value.clone()),
+            ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::File(_, _, t)) => match t {
+                ast::IoFileRedirectTarget::Filename(w) if w.value == "/dev/null" => {}
+                ast::IoFileRedirectTarget::Fd(_) => {}
+                ast::IoFileRedirectTarget::Duplicate(w)
+                    if w.value.chars().all(|c| c.is_ascii_digit() || c == '-') => {}
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The raw words of a pipeline that is one simple command without `!`,
+/// assignments or redirections.
+fn simple_words(p: &ast::Pipeline) -> Option<Vec<String>> {
+    let [ast::Command::Simple(cmd)] = p.seq.as_slice() else {
+        return None;
+    };
+    if p.bang || cmd.prefix.is_some() {
         return None;
     }
     let mut out = vec![cmd.word_or_name.as_ref()?.value.clone()];
@@ -181,11 +240,38 @@ mod tests {
         assert!(regex_matches("a.b", &regex_escape("a.b")).unwrap());
         assert!(regex_matches("x", "(").is_err());
         assert!(has_glob("a*") && has_glob("[ab]") && !has_glob("[") && !has_glob("plain"));
+        assert_eq!(and_list("dirname \"$0\"").unwrap(), [["dirname", "\"$0\""]]);
+        assert!(and_list("a | b").is_none() && and_list("X=1 a").is_none());
         assert_eq!(
-            single_simple_command("dirname \"$0\"").unwrap(),
-            ["dirname", "\"$0\""]
+            and_list("cd \"$(dirname \"$0\")\" && pwd").unwrap(),
+            [vec!["cd", "\"$(dirname \"$0\")\""], vec!["pwd"]]
         );
-        assert!(single_simple_command("a | b").is_none());
-        assert!(single_simple_command("X=1 a").is_none());
+        for no in [
+            "cd a || pwd",
+            "cd a && ! pwd",
+            "cd a 2>/dev/null && pwd",
+            "a; b",
+        ] {
+            assert!(and_list(no).is_none(), "{no}");
+        }
+        assert_eq!(
+            simple_commands("find /é -name x 2>/dev/null || true; ls | wc -l 2>&1").unwrap(),
+            [
+                vec!["find", "/é", "-name", "x"],
+                vec!["true"],
+                vec!["ls"],
+                vec!["wc", "-l"]
+            ]
+        );
+        for no in [
+            "ls > é.txt",
+            "X=1 ls",
+            "{ ls; }",
+            "ls >> /dev/nullx",
+            "f() { :; }",
+            "cat <(ls)",
+        ] {
+            assert!(simple_commands(no).is_none(), "{no}");
+        }
     }
 }

@@ -13,9 +13,17 @@ use brush_parser::{ParserOptions, SourceSpan};
 /// Scripts larger than this are refused before parsing (the real ones are under 100 KB).
 const MAX_SCRIPT_BYTES: usize = 1 << 20;
 
-/// Brackets nested deeper than this are refused before parsing: the parser
-/// recurses per level and a deep enough input would exhaust the stack.
-pub(super) const MAX_NESTING: usize = 64;
+/// Scripts with more openers than this are refused before parsing. An
+/// opener is anything that may start a nesting level of brush's recursive
+/// parser or of the interpreter: the substrings `if`, `case`, `for`,
+/// `while`, `until`, `select`, `&&`, `||` and the characters `(`, `{`, `[`,
+/// `!`, counted anywhere (quotes, comments and words included) and never
+/// offset by a closer, so no quoting hides one. Their number bounds the
+/// nesting depth, and with it the stack the parser needs (measured in a
+/// debug build at most 18.2 KB per level, nested `$(`: 4,096 levels fit in
+/// [`super::STACK_BYTES`]). The real scripts have at most 1,727
+/// (benchmark_lib.sh at InferenceX 843c6254); docs/sync-bash-lanes.md, "Limits".
+pub(super) const MAX_OPENERS: usize = 4_096;
 
 /// A parsed script and the name it is reported under (`path@commit`).
 #[derive(Debug)]
@@ -55,36 +63,37 @@ pub(super) fn check_limits(text: &str, name: &str) -> Result<(), String> {
             text.len()
         ));
     }
-    let depth = nesting(text);
-    if depth > MAX_NESTING {
+    let openers = openers(text);
+    if openers > MAX_OPENERS {
         return Err(format!(
-            "{name}: brackets nested {depth} deep; more than {MAX_NESTING} is not read"
+            "{name}: {openers} openers (`if`, `case`, `for`, `while`, `until`, `select`, \
+             `(`, `{{`, `[`, `!`, `&&`, `||`, counted anywhere, quotes included); scripts with \
+             more than {MAX_OPENERS} are not read (a bound on how deep they can nest)"
         ));
     }
     Ok(())
 }
 
-/// The deepest nesting of `(`, `{` and `[` in `text`, quotes ignored: an
-/// upper bound of what the parser recurses into.
-fn nesting(text: &str) -> usize {
-    let (mut depth, mut max) = (0usize, 0usize);
-    for b in text.bytes() {
-        match b {
-            b'(' | b'{' | b'[' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            b')' | b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    max
+/// Words and characters that may open a nesting level (see [`MAX_OPENERS`]).
+const OPENER_WORDS: [&str; 8] = ["if", "case", "for", "while", "until", "select", "&&", "||"];
+
+/// How many openers `text` holds: an upper bound of how deep it can nest,
+/// whatever its quoting (occurrences may overlap; each counts).
+fn openers(text: &str) -> usize {
+    let chars = text
+        .bytes()
+        .filter(|b| matches!(b, b'(' | b'{' | b'[' | b'!'))
+        .count();
+    let words: usize = OPENER_WORDS.iter().map(|w| text.matches(w).count()).sum();
+    chars + words
 }
 
 /// The pieces of one word (quotes, expansions), as brush splits them.
 pub(super) fn word_pieces(text: &str) -> Result<Vec<WordPieceWithSource>, String> {
-    if nesting(text) > MAX_NESTING {
-        return Err(format!("`{text}` nests too deep"));
+    if openers(text) > MAX_OPENERS {
+        return Err(format!(
+            "`{text}` may nest too deep (more than {MAX_OPENERS} openers)"
+        ));
     }
     word::parse(text, &options()).map_err(|e| format!("`{text}`: {e}"))
 }
@@ -111,13 +120,16 @@ mod tests {
         let s = parse_script("A=1\n\nif true; then\n  echo é\nfi\n", "t.sh").unwrap();
         assert_eq!(s.program.complete_commands.len(), 2);
         assert_eq!(line(&s.program.complete_commands[1]), 3);
-        let deep = "(".repeat(MAX_NESTING + 1);
-        assert!(parse_script(&deep, "d.sh").unwrap_err().contains("nested"));
+        let deep = "(".repeat(MAX_OPENERS + 1);
+        assert!(parse_script(&deep, "d.sh").unwrap_err().contains("openers"));
         assert!(
             parse_script("if then fi", "e.sh")
                 .unwrap_err()
                 .starts_with("e.sh: bash syntax")
         );
-        assert_eq!(nesting("a(b{c[d]})é"), 3);
+        // Closers and quotes offset nothing; `if` counts inside `diff` too.
+        assert_eq!(openers("a(b{c[d]})é"), 3);
+        assert_eq!(openers("( echo \")\" ( echo ')'"), 2);
+        assert_eq!(openers("diff && ! for x; done || case"), 6);
     }
 }

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use pulldown_cmark::{Event, Tag, TagEnd};
 
 use super::*;
-use crate::util::markdown::MarkdownConfig;
+use crate::util::cmark::MarkdownConfig;
 
 /// mdBook's parser without smart punctuation, which would turn quotes and
 /// dashes of the text into typographic ones (on purpose, not markup).

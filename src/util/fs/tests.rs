@@ -1,4 +1,3 @@
-use std::ffi::CString;
 use std::os::unix::fs::symlink;
 
 use super::*;
@@ -28,10 +27,14 @@ fn fixture() -> Fixture {
     symlink("missing.json", book.join("dangling")).unwrap();
     symlink("/nonexistent-agentx/x.json", book.join("link-out-missing")).unwrap();
     symlink("sub/../../outside.json", book.join("link-dotdot-out")).unwrap();
-    let fifo = CString::new(book.join("fifo").to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    make_fifo(&book.join("fifo"));
     Fixture { _dir: dir, book }
+}
+
+/// A FIFO at `path`, made by `mkfifo(1)`: no system call from the tests.
+fn make_fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
 }
 
 /// (path under the book, or absolute; allow-outside; `Ok` with the file's
@@ -106,12 +109,23 @@ const READS: &[(&str, bool, Result<usize, &str>)] = &[
     (
         "link-zero",
         true,
-        Err("link-zero is a character device, not a regular file"),
+        Err("link-zero resolves to /dev/zero, under /dev: files of the system's"),
     ),
     (
         "/dev/zero",
         true,
-        Err("/dev/zero is a character device, not a regular file"),
+        Err("under /dev: files of the system's pseudo-file systems are not read"),
+    ),
+    // They stat as regular files; /proc/self/environ holds the CI secrets.
+    (
+        "/proc/self/environ",
+        true,
+        Err("under /proc: files of the system's pseudo-file systems are not read"),
+    ),
+    (
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+        true,
+        Err("under /sys: files of the system's pseudo-file systems"),
     ),
 ];
 
