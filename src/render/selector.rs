@@ -102,7 +102,8 @@ pub(super) type SetKeys<'a> = (
 /// status label (an index into the shared texts), window]`: the same keys,
 /// shorter, as the page holds every set of the model. The anchor is `0`
 /// when it is the usual one, `<deployment>-c<concurrencies joined by
-/// ->-<tier>-<router>` (README, "Stable anchors"), else written whole.
+/// ->-<tier>-<router>` (content/guide/directive.md, "Stable anchors"),
+/// else written whole.
 #[derive(Debug, Clone)]
 pub(super) struct SetExtra {
     /// The anchor, when it is not the usual one.
