@@ -1,17 +1,24 @@
-/* mdbook-agentx 0.1.0 sha256:776b2977d1fba6dd — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
-// mdbook-agentx reader assets: the offline selector over the static command
-// sets and the command window (tabs, Copy, Copy all).
+/* mdbook-agentx 0.1.0 sha256:f5847414e0638a52 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+// mdbook-agentx reader assets: the launch picker of a model page, the
+// selector of a deployment page, and their command windows (tabs, Copy,
+// Copy all, Copy link, Download).
 //
-// Progressive enhancement only: every command set is in the page as static
-// HTML (div.agentx-set), and without this script the page reads as it is.
-// The selector's data is emitted at build time from the decoded command sets
-// (script.agentx-selector-data, see src/render/selector.rs); nothing is
-// decoded or fetched here, so it works from file://. Independent of the
-// builder's chrome (book.js): it runs in mdBook's html output too.
+// Progressive enhancement only: every command set is in the deployment
+// pages as static HTML (div.agentx-set), and without this script every
+// page reads as it is. The data is emitted at build time from the decoded
+// command sets: the model page's once for the whole model
+// (script.agentx-model-data, src/render/model_data.rs), each deployment
+// page's for itself (script.agentx-selector-data, src/render/selector.rs).
+// Nothing is decoded or fetched here, so it works from file://; every
+// text is put in with text nodes, never parsed as markup. Independent of
+// the builder's chrome (book.js): it runs in mdBook's html output too.
+//
+// Built from the files of assets/agentx/js/, in name order, by
+// src/preprocessor/assets.rs.
 (function () {
   "use strict";
 
-  // ---- Small helpers ----
+  // ---- Small helpers: elements, copying, downloading, scrolling ----
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     for (var k in attrs || {}) {
@@ -21,12 +28,35 @@
     return e;
   }
   // .md links of the data → the built pages' .html.
-  function pageHref(href) { return href.replace(/\.md$/, ".html"); }
+  function pageHref(href) { return href.replace(/\.md(#|$)/, ".html$1"); }
   function setOf(anchor) {
     return document.querySelector('div.agentx-set[data-anchor="' + anchor.replace(/"/g, "") + '"]');
   }
+  function hashId() {
+    try { return decodeURIComponent(location.hash.slice(1)); } catch (e) { return ""; }
+  }
+
+  // One polite live region ("Copied Prefill worker" is announced): the
+  // builder's, or one of our own under mdBook.
+  function announce(text) {
+    var region = document.getElementById("agentx-announce");
+    if (!region) {
+      region = el("div", { id: "agentx-announce", "class": "agentx-visually-hidden", role: "status",
+        "aria-live": "polite" });
+      document.body.appendChild(region);
+    }
+    region.textContent = "";
+    setTimeout(function () { region.textContent = text; }, 50);
+  }
+  function flash(button, label) {
+    var old = button.getAttribute("data-label") || button.textContent;
+    button.setAttribute("data-label", old);
+    button.textContent = label;
+    setTimeout(function () { button.textContent = old; }, 1500);
+  }
 
   window.__agentxLastCopy = null;
+  window.__agentxLastDownload = null;
   function fallbackCopy(text) {
     var ta = el("textarea", { readonly: "" });
     ta.value = text;
@@ -39,13 +69,12 @@
     document.body.removeChild(ta);
     return ok;
   }
-  function copyText(text, button) {
+  // Copies `text`; the button says so, and "Copied <what>" is announced.
+  function copyText(text, button, what) {
     window.__agentxLastCopy = text;
     var done = function () {
-      var old = button.getAttribute("data-label") || button.textContent;
-      button.setAttribute("data-label", old);
-      button.textContent = "Copied";
-      setTimeout(function () { button.textContent = old; }, 1500);
+      flash(button, "Copied");
+      announce("Copied " + (what || "to the clipboard"));
     };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
@@ -54,23 +83,222 @@
       done();
     }
   }
+  // Saves `text` as the file `name`: the same bytes as the block's Copy.
+  function download(text, name, button) {
+    window.__agentxLastDownload = { name: name, text: text };
+    var url = URL.createObjectURL(new Blob([text], { type: "text/x-shellscript" }));
+    var a = el("a", { href: url, download: name });
+    a.style.display = "none";
+    document.body.appendChild(a);
+    a.click();
+    document.body.removeChild(a);
+    setTimeout(function () { URL.revokeObjectURL(url); }, 10000);
+    flash(button, "Downloaded");
+    announce("Downloaded " + name);
+  }
+  // `1 · Prefill worker` → `1-prefill-worker.sh`
+  function scriptName(title) {
+    return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") + ".sh";
+  }
   // A code block's exact text (its `pre > code`): without the final newline
   // the HTML adds. Our builder wraps each in div.codeblock, mdBook does not.
   function codeText(code) {
     return code ? code.textContent.replace(/\n$/, "") : "";
   }
 
+  // The bottom of the host's sticky or fixed top bar (the builder's 56 px
+  // .topbar, mdBook's menu bar), 0 when none covers the page's top now.
+  function barBottom() {
+    var bottom = 0;
+    var e = document.elementFromPoint(Math.floor(window.innerWidth / 2), 1);
+    for (; e && e !== document.body && e !== document.documentElement; e = e.parentElement) {
+      var p = getComputedStyle(e).position;
+      if (p === "fixed" || p === "sticky") {
+        var r = e.getBoundingClientRect();
+        if (r.top <= 1) bottom = Math.max(bottom, r.bottom);
+      }
+    }
+    return bottom;
+  }
+  // Scrolls so that `first` to `last` shows below the top bar: not at all
+  // when they do, to the page's top when they fit from there, else to
+  // `first` just below the bar.
+  function reveal(first, last) {
+    var bar = barBottom(), a = first.getBoundingClientRect().top, b = last.getBoundingClientRect().bottom;
+    if (a >= bar && b <= window.innerHeight) return;
+    var y = window.pageYOffset;
+    if (b + y <= window.innerHeight && a + y >= bar) { window.scrollTo(0, 0); return; }
+    // Both fit: the first just below the bar. Else (the rows stacked on a
+    // phone) the last whole, at the bottom of the view: it holds Copy all.
+    if (b - a <= window.innerHeight - bar - 8) window.scrollTo(0, Math.max(0, a + y - bar - 8));
+    else window.scrollTo(0, Math.max(0, b + y - window.innerHeight + 8));
+  }
+
+  // The launch a link led to is marked (a tint), and only then: not when
+  // a chip or the page itself chose it.
+  function markTargeted(node) {
+    Array.prototype.forEach.call(document.querySelectorAll(".agentx-targeted"), function (e) {
+      e.classList.remove("agentx-targeted");
+    });
+    if (node) node.classList.add("agentx-targeted");
+  }
+  // Whether this page was opened by following a link (not reloaded, nor
+  // reached by back/forward).
+  function followedLink() {
+    var nav = window.performance && performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    return !nav || nav.type === "navigate";
+  }
+
+  // ---- The model page's data (src/render/model_data.rs) ----
+  // Shared tables: `text` (each string once), `cmds` (texts of several
+  // lines: line indices, or {b: base, d: edits}), `files`, `procs`,
+  // `rich` (segments), `wins` (each set's window, by indices).
+  function Tables(data) {
+    this.d = data;
+    this.memo = {};
+  }
+  // The line indices of cmds[i]: edits are splices `at, removed, n,
+  // lines…` in the base's positions, applied last to first.
+  Tables.prototype.lines = function (i) {
+    if (this.memo[i]) return this.memo[i];
+    var c = this.d.cmds[i], out;
+    if (Array.isArray(c)) {
+      out = c;
+    } else {
+      out = this.lines(c.b).slice();
+      var splices = [], k = 0, d = c.d;
+      while (k < d.length) {
+        splices.push([d[k], d[k + 1], d.slice(k + 3, k + 3 + d[k + 2])]);
+        k += 3 + d[k + 2];
+      }
+      for (var j = splices.length - 1; j >= 0; j--) {
+        Array.prototype.splice.apply(out, [splices[j][0], splices[j][1]].concat(splices[j][2]));
+      }
+    }
+    this.memo[i] = out;
+    return out;
+  };
+  Tables.prototype.block = function (i) {
+    var t = this.d.text;
+    return this.lines(i).map(function (l) { return t[l]; }).join("\n");
+  };
+  Tables.prototype.file = function (i) {
+    var f = this.d.files[i], t = this.d.text;
+    return { name: t[f[0]], head: t[f[1]], content: this.block(f[2]), delim: t[f[3]] };
+  };
+  Tables.prototype.proc = function (i) {
+    var p = this.d.procs[i], t = this.d.text, self = this;
+    return { title: t[p[0]], long: t[p[1]], placement: t[p[2]], rich: this.d.rich[p[3]],
+      command: this.block(p[4]), files: p[5].map(function (f) { return self.file(f); }) };
+  };
+  // One set's window: everything its command window shows.
+  Tables.prototype.window = function (w) {
+    var self = this, t = this.d.text;
+    return {
+      env: w.e === undefined ? null : this.block(w.e),
+      procs: w.p.map(function (p) { return self.proc(p); }),
+      loose: (w.l || []).map(function (f) { return self.file(f); }),
+      notes: (w.n || []).map(function (n) { return self.d.rich[n]; }),
+      changes: (w.c || []).map(function (c) { return self.change(c); }),
+      base: w.cb === undefined ? null : t[w.cb],
+      meta: w.m === undefined ? null : this.d.rich[w.m],
+    };
+  };
+  // `[title, "+"]`, `[title, "-"]` or `[title, [added], [removed], [old,
+  // new, …]]` → a rich line: `Prefill worker: added `a`, `b`; …`.
+  Tables.prototype.change = function (c) {
+    var t = this.d.text, out = [t[c[0]] + ": "];
+    if (c[1] === "+") return out.concat(["added (not in the measured launch)"]);
+    if (c[1] === "-") return out.concat(["removed"]);
+    var parts = [];
+    var codes = function (list) {
+      var seg = [];
+      list.forEach(function (l, i) { if (i) seg.push(", "); seg.push(["c", t[l]]); });
+      return seg;
+    };
+    if (c[1].length) parts.push(["added "].concat(codes(c[1])));
+    if (c[2].length) parts.push(["removed "].concat(codes(c[2])));
+    if (c[3].length) {
+      var seg = ["changed "];
+      for (var i = 0; i < c[3].length; i += 2) {
+        if (i) seg.push(", ");
+        seg.push(["c", t[c[3][i]]], " → ", ["c", t[c[3][i + 1]]]);
+      }
+      parts.push(seg);
+    }
+    parts.forEach(function (p, i) { out = out.concat(i ? ["; "] : [], p); });
+    return out;
+  };
+
+  // A config file in Copy all: a comment, then the here-document writing it.
+  function fileCopy(f) {
+    return "# " + f.name + " (written next to the commands)\n" + f.head + "\n" + f.content + "\n" + f.delim;
+  }
+  // Exactly what `mdbook-agentx decode FILE --cell … --conc … --kv …
+  // --router …` prints (CommandSet::copy_all_text in src/decode/model.rs).
+  function copyAllOf(win) {
+    var parts = [];
+    if (win.env !== null) parts.push("# Set per node before running the commands below\n" + win.env);
+    win.procs.forEach(function (p) {
+      var s = "# " + p.long + "\n# " + p.placement + "\n" + p.command;
+      p.files.forEach(function (f) { s += "\n\n" + fileCopy(f); });
+      parts.push(s);
+    });
+    win.loose.forEach(function (f) { parts.push(fileCopy(f)); });
+    return parts.join("\n\n") + "\n";
+  }
+
+  // Rich text (segments: a string, ["c", code] or ["a", text, href]) as
+  // nodes: text nodes only.
+  function richNodes(segments, into) {
+    (segments || []).forEach(function (s) {
+      if (typeof s === "string") into.appendChild(document.createTextNode(s));
+      else if (s[0] === "c") into.appendChild(el("code", {}, s[1]));
+      else if (s[0] === "a") into.appendChild(el("a", { href: s[2] }, s[1]));
+    });
+    return into;
+  }
+
+  // The model page's sets are written short (src/render/selector.rs,
+  // SetExtra): the anchor 0 when it is the usual one, made from the keys
+  // ("c1 / c4" → c1-4), the label as an index into the shared texts. Here
+  // they get the deployment page's shape.
+  function expandModelData(data) {
+    data.deps.forEach(function (d) {
+      d.sets.forEach(function (s) {
+        if (s[3] === 0) s[3] = [d.anchor, d.points[s[0]][0].replace(/ \/ c/g, "-"), s[1], s[2]].join("-");
+        s[5] = data.text[s[5]];
+      });
+    });
+  }
+
   // ---- The choice: one command set, by its six keys ----
-  function Selector(data, mount) {
+  // `data`: the model page's (every deployment) or a deployment page's
+  // (its own); `mount`: the element the rows go into.
+  // `prefix`: in the single file, the chapter's id prefix (`ch-x--`) its
+  // URLs carry.
+  function Selector(data, mount, prefix) {
     this.data = data;
     this.mount = mount;
+    this.prefix = prefix || "";
     this.here = data.here || null; // the deployment this page holds, if any
+    this.tables = data.text ? new Tables(data) : null; // the model page's
     this.all = false;
     this.tierLabel = {};
     this.routerLabel = {};
     var self = this;
     data.tiers.forEach(function (t) { self.tierLabel[t[0]] = t[1]; });
     data.routers.forEach(function (r) { self.routerLabel[r[0]] = r[1]; });
+    // A deployment page's windows: its distinct processes, then per set
+    // (in its sets' order) [Env Vars first, [processes], [loose files]].
+    if (data.win && data.win.sets) {
+      var table = data.win, win = {};
+      data.deps[0].sets.forEach(function (s, i) {
+        var w = table.sets[i];
+        win[s[3]] = { env: !!w[0], procs: w[1].map(function (p) { return table.procs[p]; }), loose: w[2] };
+      });
+      data.win = win;
+    }
     this.byAnchor = {};
     data.deps.forEach(function (d, di) {
       d.sets.forEach(function (s) {
@@ -109,54 +337,43 @@
     return { dep: di, point: 0, tier: dep.points[0][1], router: dep.submitted };
   };
 
-  // A new choice after one row changed: the others kept where they still exist.
+  // A new choice after one row changed, by the widget's rules: another
+  // hardware, checkpoint or deployment opens that deployment's measured
+  // launch (its first point, the tier it was measured with, the router it
+  // was submitted behind); hardware keeps the checkpoint and the
+  // deployment's shape where they exist there. Concurrency, KV offload and
+  // router keep the other two where they still exist.
   Selector.prototype.choose = function (row, value) {
     var c = this.choice, deps = this.data.deps, old = deps[c.dep];
-    var hw = row === "hw" ? value : old.hw;
-    var ckpt = row === "ckpt" ? value : old.ckpt;
-    var candidates = this.depsOf(hw, null);
-    if (!candidates.some(function (i) { return deps[i].ckpt === ckpt; })) ckpt = deps[candidates[0]].ckpt;
-    candidates = this.depsOf(hw, ckpt);
-    var di = row === "dep" ? value : c.dep;
-    if (candidates.indexOf(di) < 0) {
-      var same = candidates.filter(function (i) { return deps[i].label === old.label; });
-      di = same.length ? same[0] : candidates[0];
+    if (row === "hw" || row === "ckpt" || row === "dep") {
+      var hw = row === "hw" ? value : old.hw;
+      var ckpt = row === "ckpt" ? value : old.ckpt;
+      var candidates = this.depsOf(hw, null);
+      if (!candidates.some(function (i) { return deps[i].ckpt === ckpt; })) ckpt = deps[candidates[0]].ckpt;
+      candidates = this.depsOf(hw, ckpt);
+      var di = row === "dep" ? value : c.dep;
+      if (candidates.indexOf(di) < 0) {
+        var same = candidates.filter(function (i) { return deps[i].label === old.label; });
+        di = same.length ? same[0] : candidates[0];
+      }
+      return this.initial(di);
     }
-    var dep = deps[di];
+    var dep = deps[c.dep];
     var point = row === "point" ? value : c.point;
-    var conc = old.points[c.point] ? old.points[c.point][0] : null;
-    if (di !== c.dep) {
-      point = 0;
-      dep.points.forEach(function (p, i) { if (p[0] === conc) point = i; });
-    }
     var tier = row === "tier" ? value : c.tier;
     if (dep.available.indexOf(tier) < 0) tier = dep.points[point][1];
     var router = row === "router" ? value : c.router;
     if (this.routersOf(dep).indexOf(router) < 0) router = dep.submitted;
-    var next = { dep: di, point: point, tier: tier, router: router };
-    if (!this.setFor(next)) next = this.initial(di);
+    var next = { dep: c.dep, point: point, tier: tier, router: router };
+    if (!this.setFor(next)) next = this.initial(c.dep);
     return next;
   };
 
   // ---- The chips ----
   Selector.prototype.rows = function () {
-    var c = this.choice, deps = this.data.deps, dep = deps[c.dep], self = this;
-    var hws = [];
-    deps.forEach(function (d) { if (hws.indexOf(d.hw) < 0) hws.push(d.hw); });
-    hws.sort(function (a, b) { return a - b; });
-    var ckpts = [];
-    this.depsOf(dep.hw, null).forEach(function (i) { if (ckpts.indexOf(deps[i].ckpt) < 0) ckpts.push(deps[i].ckpt); });
+    var c = this.choice, dep = this.data.deps[c.dep], self = this;
     var measured = dep.points[c.point][1];
-    return [
-      { key: "hw", title: "Hardware", chips: hws.map(function (h) {
-        return { value: h, text: self.data.hw[h], on: h === dep.hw };
-      }) },
-      { key: "ckpt", title: "Checkpoint", chips: ckpts.map(function (k) {
-        return { value: k, text: k, on: k === dep.ckpt };
-      }) },
-      { key: "dep", title: "Deployment", chips: this.depsOf(dep.hw, dep.ckpt).map(function (i) {
-        return { value: i, text: deps[i].label, sub: deps[i].sub, on: i === c.dep };
-      }), note: "Ordered as submitted." },
+    return (this.here ? [] : this.modelRows()).concat([
       { key: "point", title: "Concurrency", chips: dep.points.map(function (p, i) {
         return { value: i, text: p[0], on: i === c.point };
       }) },
@@ -170,6 +387,27 @@
         return { value: r, text: self.routerLabel[r] + (r === dep.submitted ? " ✓" : ""), on: r === c.router,
           sub: r === dep.submitted ? "as submitted to SA" : "derived" };
       }) },
+    ]);
+  };
+
+  // The rows only the model page has: its deployments are all in its data.
+  Selector.prototype.modelRows = function () {
+    var c = this.choice, deps = this.data.deps, dep = deps[c.dep], self = this;
+    var hws = [];
+    deps.forEach(function (d) { if (hws.indexOf(d.hw) < 0) hws.push(d.hw); });
+    hws.sort(function (a, b) { return a - b; });
+    var ckpts = [];
+    this.depsOf(dep.hw, null).forEach(function (i) { if (ckpts.indexOf(deps[i].ckpt) < 0) ckpts.push(deps[i].ckpt); });
+    return [
+      { key: "hw", title: "Hardware", chips: hws.map(function (h) {
+        return { value: h, text: self.data.hw[h], on: h === dep.hw };
+      }) },
+      { key: "ckpt", title: "Checkpoint", chips: ckpts.map(function (k) {
+        return { value: k, text: k, on: k === dep.ckpt };
+      }) },
+      { key: "dep", title: "Deployment", chips: this.depsOf(dep.hw, dep.ckpt).map(function (i) {
+        return { value: i, text: deps[i].label, sub: deps[i].sub, on: i === c.dep };
+      }), note: "Ordered from low latency (top) to high throughput (bottom)." },
     ];
   };
 
@@ -205,55 +443,363 @@
       this.tierLabel[c.tier], this.routerLabel[c.router]].join(" · ");
   };
 
+  // ---- The command window: header, tabs, Copy, Copy all, Copy link ----
+
+  // The header: the launch, then Copy (the open tab), Copy all, Copy link.
+  function windowBar(title, copyTab, copyAll, link) {
+    var bar = el("div", { "class": "agentx-window-bar" });
+    bar.appendChild(el("h3", { "class": "agentx-window-title" }, title));
+    var buttons = el("div", { "class": "agentx-window-buttons" });
+    [["agentx-copy-tab", "Copy", copyTab], ["agentx-copy-all", "Copy all", copyAll],
+      ["agentx-copy-window-link", "Copy link", link]].forEach(function (b) {
+      var button = el("button", { type: "button", "class": b[0] }, b[1]);
+      button.addEventListener("click", function () { b[2](button); });
+      buttons.appendChild(button);
+    });
+    bar.appendChild(buttons);
+    return bar;
+  }
+
+  // A tab list over `panels` (named `names`); `state.tab` is the open one.
+  function makeTabs(names, panels, state) {
+    var list = el("div", { "class": "agentx-tabs", role: "tablist", "aria-label": "Processes in launch order" });
+    var tabs = panels.map(function (panel, i) {
+      var t = el("button", { type: "button", role: "tab", "class": "agentx-tab", id: panel.id + "-tab",
+        "aria-controls": panel.id }, names[i] || String(i + 1));
+      panel.setAttribute("aria-labelledby", t.id);
+      list.appendChild(t);
+      return t;
+    });
+    function pick(i, focus) {
+      tabs.forEach(function (t, j) {
+        t.setAttribute("aria-selected", i === j ? "true" : "false");
+        t.tabIndex = i === j ? 0 : -1;
+        panels[j].hidden = i !== j;
+      });
+      state.tab = i;
+      if (focus) tabs[i].focus();
+    }
+    tabs.forEach(function (t, i) {
+      t.addEventListener("click", function () { pick(i, false); });
+      t.addEventListener("keydown", function (ev) {
+        var n = tabs.length, j = { ArrowRight: (i + 1) % n, ArrowLeft: (i + n - 1) % n, Home: 0, End: n - 1 }[ev.key];
+        if (j === undefined) return;
+        ev.preventDefault();
+        pick(j, true);
+      });
+    });
+    pick(0, false);
+    return list;
+  }
+
+  // Copy and Download of one block, above it (never over the code).
+  function blockActions(text, what, file) {
+    var p = el("p", { "class": "agentx-block-actions" });
+    var copy = el("button", { type: "button", "class": "agentx-copy-block", "aria-label": "Copy " + what }, "Copy");
+    copy.addEventListener("click", function () { copyText(text, copy, what); });
+    p.appendChild(copy);
+    var save = el("button", { type: "button", "class": "agentx-download", "aria-label": "Download " + file }, "Download");
+    save.addEventListener("click", function () { download(text, file, save); });
+    p.appendChild(save);
+    return p;
+  }
+
+  // A block of the model page's window; under mdBook highlighted as its
+  // own blocks are (highlight.js, when the page has it).
+  function codeBlock(text, lang) {
+    var pre = el("pre", { "class": "agentx-code", tabindex: "0" });
+    var code = el("code", { "class": "language-" + (lang || "bash") }, text);
+    pre.appendChild(code);
+    var hl = /^(bash|json|yaml)$/.test(lang || "bash") && window.hljs;
+    try {
+      if (hl && hl.highlightElement) hl.highlightElement(code);
+      else if (hl && hl.highlightBlock) hl.highlightBlock(code);
+    } catch (e) { /* the plain text stays */ }
+    return pre;
+  }
+
+  // ---- On a deployment page: the set's static HTML in a window ----
+  function panelsOf(div) {
+    var heads = Array.prototype.filter.call(div.children, function (e) {
+      return e.classList.contains("agentx-process");
+    });
+    return heads.map(function (h, i) {
+      var panel = el("div", { "class": "agentx-panel", role: "tabpanel", id: h.id + "-panel" });
+      h.parentNode.insertBefore(panel, h);
+      var n = h;
+      while (n && n !== heads[i + 1]) {
+        var next = n.nextElementSibling;
+        panel.appendChild(n);
+        n = next;
+      }
+      return panel;
+    });
+  }
+
+  // Copy all of a static set: the page's code blocks, in order, with the
+  // titles and placements of the data (f = [name, "cat > name <<'EOF'", "EOF"]).
+  function staticCopyAll(div, win) {
+    var blocks = div.querySelectorAll("pre > code"), k = 0, parts = [];
+    function file(f) {
+      return "# " + f[0] + " (written next to the commands)\n" + f[1] + "\n" + codeText(blocks[k++]) + "\n" + f[2];
+    }
+    if (win.env) parts.push("# Set per node before running the commands below\n" + codeText(blocks[k++]));
+    win.procs.forEach(function (p) {
+      var s = "# " + p[1] + "\n# " + p[2] + "\n" + codeText(blocks[k++]);
+      p[3].forEach(function (f) { s += "\n\n" + file(f); });
+      parts.push(s);
+    });
+    win.loose.forEach(function (f) { parts.push(file(f)); });
+    return parts.join("\n\n") + "\n";
+  }
+
+  // A Download button for each panel's command (the first block).
+  function addDownloads(panels, names) {
+    panels.forEach(function (panel, i) {
+      var code = panel.querySelector("pre > code");
+      if (!code) return;
+      var name = i === 0 && names[0] === "Env Vars" ? "env-vars.sh" : scriptName(names[i] || "command");
+      var p = el("p", { "class": "agentx-block-actions" });
+      var save = el("button", { type: "button", "class": "agentx-download", "aria-label": "Download " + name },
+        "Download");
+      save.addEventListener("click", function () { download(codeText(code), name, save); });
+      p.appendChild(save);
+      var pre = code.parentNode, at = pre.parentNode.classList.contains("codeblock") ? pre.parentNode : pre;
+      at.parentNode.insertBefore(p, at);
+    });
+  }
+
+  function makeStaticWindow(div, sel, win, keys) {
+    if (div.__agentxWindow || !win) return;
+    div.__agentxWindow = true;
+    div.classList.add("agentx-window");
+    var state = { tab: 0 }, panels;
+    var bar = windowBar(sel.context(keys), function (b) {
+      var panel = panels[state.tab] || div;
+      copyText(codeText(panel.querySelector("pre > code")), b, "the open tab");
+    }, function (b) {
+      copyText(staticCopyAll(div, win), b, "all commands");
+    }, function (b) {
+      copyText(location.href.split("#")[0] + "#" + div.getAttribute("data-anchor"), b, "link");
+    });
+    div.insertBefore(bar, div.firstChild);
+    panels = panelsOf(div);
+    var names = (win.env ? ["Env Vars"] : []).concat(win.procs.map(function (p, i) {
+      return (i + 1) + "· " + p[0];
+    }));
+    notesAfter(div, panels);
+    if (panels.length > 1) panels[0].parentNode.insertBefore(makeTabs(names, panels, state), panels[0]);
+    addDownloads(panels, names);
+    focusableBlocks(div);
+  }
+
+  // The notes and what a derived set changes go after the commands, so the
+  // first command comes right after the status line (on a phone, within
+  // two screens of the top); the page without JavaScript keeps its order.
+  function notesAfter(div, panels) {
+    if (!panels.length) return;
+    var status = div.querySelector(".agentx-badge"), from = status && status.closest("div.agentx-set > *");
+    if (!from) return;
+    var moved = [];
+    for (var n = from.nextElementSibling; n && n !== panels[0]; n = n.nextElementSibling) moved.push(n);
+    var last = panels[panels.length - 1];
+    moved.reverse().forEach(function (n) { last.parentNode.insertBefore(n, last.nextSibling); });
+  }
+
+  // A block that scrolls sideways can be scrolled with the keyboard.
+  function focusableBlocks(root) {
+    Array.prototype.forEach.call(root.querySelectorAll("pre"), function (pre) {
+      if (!pre.hasAttribute("tabindex")) pre.setAttribute("tabindex", "0");
+    });
+  }
+
+  // ---- On the model page: a window built from the model's data ----
+  function dataWindow(sel, c, set) {
+    var win = sel.tables.window(sel.data.wins[set[6]]), dep = sel.data.deps[c.dep];
+    var id = "agentx-w" + sel.uid, state = { tab: 0 };
+    var box = el("div", { "class": "agentx-window agentx-data-window", "data-anchor": set[3],
+      "data-status": set[4] });
+    var panels = [], names = [];
+    box.appendChild(windowBar(sel.context(c), function (b) {
+      copyText(panels[state.tab].__agentxText, b, "the open tab");
+    }, function (b) {
+      copyText(copyAllOf(win), b, "all commands");
+    }, function (b) {
+      copyText(location.href.split("#")[0] + "#" + sel.prefix + set[3], b, "link");
+    }));
+    var status = el("p", { "class": "agentx-status" });
+    status.appendChild(el("span", { "class": "agentx-badge agentx-badge-" + set[4] }, set[5]));
+    box.appendChild(status);
+    function panel(name, heading, text) {
+      var p = el("div", { "class": "agentx-panel", role: "tabpanel", id: id + "-p" + panels.length });
+      p.appendChild(el("h4", { "class": "agentx-process" }, heading));
+      p.__agentxText = text;
+      panels.push(p);
+      names.push(name);
+      return p;
+    }
+    if (win.env !== null) {
+      var env = panel("Env Vars", "Env Vars — set first", win.env);
+      env.appendChild(blockActions(win.env, "Env Vars", "env-vars.sh"));
+      env.appendChild(codeBlock(win.env));
+    }
+    win.procs.forEach(function (pr, i) {
+      var heading = (i + 1) + " · " + pr.long, p = panel((i + 1) + "· " + pr.title, heading, pr.command);
+      p.appendChild(richNodes(pr.rich, el("p", { "class": "agentx-placement" })));
+      p.appendChild(blockActions(pr.command, pr.long, scriptName(heading)));
+      p.appendChild(codeBlock(pr.command));
+      pr.files.forEach(function (f) { fileBlock(p, f, true); });
+    });
+    win.loose.forEach(function (f) { fileBlock(panel(f.name, f.name, f.content), f, false); });
+    if (panels.length > 1) box.appendChild(makeTabs(names, panels, state));
+    panels.forEach(function (p) { box.appendChild(p); });
+    // Where the run is recorded, and the notes, after the commands (see
+    // notesAfter).
+    if (win.meta) {
+      var meta = el("p", { "class": "agentx-meta" }, "Measured: ");
+      box.appendChild(richNodes(win.meta, meta));
+    }
+    if (win.notes.length) {
+      var notes = el("ul", { "class": "agentx-notes" });
+      win.notes.forEach(function (n) { notes.appendChild(richNodes(n, el("li"))); });
+      box.appendChild(notes);
+    }
+    if (win.changes.length) box.appendChild(changesOf(win));
+    // (The single file has no deployment pages.)
+    if (!sel.prefix) {
+      var foot = el("p", { "class": "agentx-window-foot" });
+      foot.appendChild(el("a", { href: pageHref(dep.href) + "#" + set[3] }, "This launch on its deployment page"));
+      box.appendChild(foot);
+    }
+    return box;
+  }
+
+  // A config file: its name (unless the panel is named by it), Copy and
+  // Download, its text.
+  function fileBlock(panel, f, named) {
+    if (named) {
+      var name = el("p", { "class": "agentx-file-name" });
+      name.appendChild(el("code", {}, f.name));
+      panel.appendChild(name);
+    }
+    panel.appendChild(blockActions(f.content, f.name, f.name));
+    var ext = f.name.split(".").pop();
+    panel.appendChild(codeBlock(f.content, { json: "json", yaml: "yaml", yml: "yaml" }[ext] || "text"));
+  }
+
+  // What a derived set changes against the measured launch of its point.
+  function changesOf(win) {
+    var box = el("div", { "class": "agentx-changes" });
+    var p = el("p");
+    p.appendChild(el("strong", {}, "What this derived launch changes"));
+    p.appendChild(document.createTextNode(" against the measured launch of this point (" + win.base +
+      "), per process:"));
+    box.appendChild(p);
+    var ul = el("ul");
+    win.changes.forEach(function (c) { ul.appendChild(richNodes(c, el("li"))); });
+    box.appendChild(ul);
+    return box;
+  }
+
   // ---- Building the selector ----
+  // On the model page: the picker, whose window shows the chosen set from
+  // the model's data. On a deployment page: this deployment's rows, and
+  // its static sets shown one at a time in a window.
   Selector.prototype.build = function () {
     this.uid = Selector.count = (Selector.count || 0) + 1;
     var m = this.mount;
     m.hidden = false;
     m.classList.add("agentx-selector-on");
     m.appendChild(el("p", { "class": "agentx-selector-title" }, "Pick a launch"));
+    if (this.here && this.data.modelHref) {
+      // The other deployments are on the model page (this page carries
+      // only its own data).
+      var dep = this.data.deps[0];
+      var line = el("p", { "class": "agentx-launch" }, [this.data.hw[dep.hw], dep.ckpt, dep.label].join(" · ") + " ");
+      this.other = el("a", { "class": "agentx-other", href: pageHref(this.data.modelHref) },
+        "Other hardware or deployments");
+      line.appendChild(this.other);
+      m.appendChild(line);
+    }
     this.chipBox = el("div", { "class": "agentx-rows" });
     m.appendChild(this.chipBox);
-    this.result = el("div", { "class": "agentx-result", "aria-live": "polite" });
-    m.appendChild(this.result);
+    this.host = el("div", { "class": "agentx-window-host", "aria-live": "polite" });
     if (this.here) {
       var self = this;
       this.toggle = el("button", { type: "button", "class": "agentx-show-all", "aria-pressed": "false" },
         "Show all command sets");
       this.toggle.addEventListener("click", function () { self.showAll(!self.all); });
       m.appendChild(this.toggle);
-      this.host = el("div", { "class": "agentx-window-host" });
       m.parentNode.insertBefore(this.host, m.nextSibling);
       document.documentElement.classList.add("agentx-active");
+    } else {
+      m.appendChild(this.host);
     }
   };
 
-  // Shows the choice: the chips, and the set (here) or a link to its page.
+  // Shows the choice: its chips and its command window.
   Selector.prototype.select = function (c, history_) {
-    var dep = this.data.deps[c.dep], set = this.setFor(c);
-    if (this.here && dep.anchor !== this.here) {
-      location.href = pageHref(dep.href) + "#" + set[3];
-      return;
-    }
+    var set = this.setFor(c);
     this.choice = c;
     this.renderChips();
-    if (!this.here) {
-      // The model page holds no set: say which one, and link to it.
-      this.result.textContent = "";
-      var line = el("p", { "class": "agentx-context" }, this.context(c) + " ");
-      line.appendChild(el("span", { "class": "agentx-badge agentx-badge-" + set[4] }, set[5]));
-      this.result.appendChild(line);
-      var a = el("a", { "class": "agentx-open", href: pageHref(dep.href) + "#" + set[3] }, "Open these commands →");
-      this.result.appendChild(a);
+    if (history_ === "push" && hashId() !== this.prefix + set[3]) {
+      history.pushState(null, "", "#" + this.prefix + set[3]);
+    }
+    if (history_ === "push") markTargeted(null);
+    if (this.here) {
+      this.show(set[3]);
+      // The model page's picker opens on this launch.
+      if (this.other) this.other.href = pageHref(this.data.modelHref).split("#")[0] + "#" + set[3];
       return;
     }
-    if (history_ === "push" && location.hash.slice(1) !== set[3]) {
-      history.pushState(null, "", "#" + set[3]);
+    if (set[6] < 0) {
+      // Beyond what the page carries: the whole data first (site/lazy.rs).
+      var self = this;
+      this.host.setAttribute("aria-busy", "true");
+      this.loadFull(function () {
+        self.host.removeAttribute("aria-busy");
+        self.select(self.choice, null);
+      });
+      return;
     }
-    this.show(set[3]);
+    this.host.textContent = "";
+    this.window = dataWindow(this, c, set);
+    this.host.appendChild(this.window);
   };
 
-  // ---- One set shown, as a command window ----
+  // The model's whole data, from the script beside the page (a <script
+  // src>: it loads from file:// too); `done` runs once it is in.
+  Selector.prototype.loadFull = function (done) {
+    var self = this, name = this.data.full, store = window.AGENTX_MODEL_DATA || {};
+    if (store[name]) return this.useFull(store[name], done);
+    (this.waiting = this.waiting || []).push(done);
+    if (this.loading) return;
+    this.loading = true;
+    var s = el("script", { src: name });
+    s.onload = function () {
+      var waiting = self.waiting.splice(0);
+      self.useFull((window.AGENTX_MODEL_DATA || {})[name], function () {
+        waiting.forEach(function (f) { f(); });
+      });
+    };
+    s.onerror = function () {
+      self.host.textContent = "";
+      self.host.appendChild(el("p", { "class": "agentx-status" }, "The launches could not be loaded (" + name + ")."));
+    };
+    document.head.appendChild(s);
+  };
+
+  Selector.prototype.useFull = function (full, done) {
+    if (!full) return;
+    expandModelData(full);
+    full.here = this.data.here;
+    this.data = full;
+    this.tables = new Tables(full);
+    this.mount.setAttribute("data-full", "loaded");
+    done();
+  };
+
+  // ---- A deployment page: one static set shown, as a command window ----
   Selector.prototype.show = function (anchor) {
     var div = setOf(anchor);
     if (!div) return;
@@ -265,7 +811,8 @@
     }
     if (!this.all) this.host.appendChild(div);
     div.classList.add("agentx-shown");
-    makeWindow(div, this, this.data.win[anchor], this.byAnchor[anchor]);
+    makeStaticWindow(div, this, this.data.win[anchor], this.byAnchor[anchor]);
+    this.window = div;
   };
 
   Selector.prototype.putBack = function (div) {
@@ -284,137 +831,93 @@
     this.shown.classList.add("agentx-shown");
   };
 
-  // The set a URL names on this page, or null.
+  // The set a URL names, when this selector holds it; on the model page a
+  // deployment's anchor names its measured launch. In the single file any
+  // chapter's `#<chapter>--<anchor>` names it (anchors hold no `--`).
   Selector.prototype.fromHash = function () {
-    var id = decodeURIComponent(location.hash.slice(1));
-    var k = this.byAnchor[id];
-    if (!k || this.data.deps[k.dep].anchor !== this.here) return null;
+    var id = this.anchorOf(hashId()), k = this.byAnchor[id];
+    if (!k && !this.here) {
+      var di = this.data.deps.map(function (d) { return d.anchor; }).indexOf(id);
+      return di < 0 ? null : this.initial(di);
+    }
+    if (!k || (this.here && this.data.deps[k.dep].anchor !== this.here)) return null;
     return { dep: k.dep, point: k.point, tier: k.tier, router: k.router };
   };
 
+  Selector.prototype.anchorOf = function (id) {
+    return this.prefix ? id.split("--").pop() : id;
+  };
+
+  // The first launch: the URL's, else the first deployment's measured one
+  // (on a deployment page: its own).
   Selector.prototype.start = function () {
     this.build();
-    var first = 0;
-    if (this.here) {
-      var here = this.here;
-      first = this.data.deps.map(function (d) { return d.anchor; }).indexOf(here);
-    }
-    var c = this.here && this.fromHash();
-    this.select(c || this.initial(Math.max(first, 0)), null);
-    if (!this.here) return;
-    // The selection is the URL: a page opened without a fragment gets the
-    // shown set's anchor (another fragment, e.g. #combinations, is kept).
-    if (!c && !location.hash) history.replaceState(null, "", "#" + this.setFor(this.choice)[3]);
+    var c = this.fromHash();
+    this.select(c || this.initial(0), null);
+    // A deployment page's selection is its URL: opened without a
+    // fragment, it gets the shown set's anchor (another fragment, e.g.
+    // #combinations, is kept). The model page's is its URL once chosen.
+    if (this.here && !c && !location.hash) history.replaceState(null, "", "#" + this.setFor(this.choice)[3]);
     var self = this;
-    var follow = function () {
+    var follow = function (ev) {
       var h = self.fromHash();
       if (h) self.select(h, null);
+      else if (!location.hash && !self.here) self.select(self.initial(0), null);
+      // A link within the page (the lane table, Combinations) marks its set.
+      if (h && ev.type === "hashchange") {
+        markTargeted(self.window);
+        self.reveal();
+      }
     };
     window.addEventListener("popstate", follow);
     window.addEventListener("hashchange", follow);
-    if (c) {
-      var heading = document.getElementById(this.setFor(c)[3]);
-      if (heading) setTimeout(function () { heading.scrollIntoView(); }, 0);
+    if (!this.here) {
+      this.catchLaneLinks();
+      // On a phone the lane table's cards would be most of the page: the
+      // picker holds every launch, so the table starts closed there.
+      var lanes = this.mount.parentNode.querySelector("details.agentx-lanes");
+      if (lanes && window.matchMedia && matchMedia("(max-width: 720px)").matches) lanes.open = false;
+    }
+    if (c && followedLink()) markTargeted(this.window);
+    // Opened at a set (a deployment page always is: its fragment was just
+    // written, and Chromium jumps to it when the load ends): the selector
+    // and the window's buttons in view below the top bar, now and after the
+    // browser's own jump to the fragment.
+    if (c || this.here) {
+      if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+      this.reveal();
+      window.addEventListener("load", function () { self.reveal(); });
     }
   };
 
-  // ---- The command window: header, tabs, Copy and Copy all ----
-  function panelsOf(div) {
-    var heads = Array.prototype.filter.call(div.children, function (e) {
-      return e.classList.contains("agentx-process");
-    });
-    return heads.map(function (h, i) {
-      var panel = el("div", { "class": "agentx-panel", role: "tabpanel", id: h.id + "-panel" });
-      h.parentNode.insertBefore(panel, h);
-      var n = h;
-      while (n && n !== heads[i + 1]) {
-        var next = n.nextElementSibling;
-        panel.appendChild(n);
-        n = next;
-      }
-      return panel;
-    });
-  }
+  Selector.prototype.reveal = function () {
+    var bar = this.window && this.window.querySelector(".agentx-window-bar");
+    reveal(this.mount, bar || this.mount);
+  };
 
-  // Exactly what `mdbook-agentx decode FILE --cell … --conc … --kv … --router …`
-  // prints (CommandSet::copy_all_text in src/decode/model.rs): the page's
-  // code blocks, in order, with the titles and placements of the data.
-  function copyAll(div, win) {
-    var blocks = div.querySelectorAll("pre > code"), k = 0, parts = [];
-    // A config file: a comment, then a quoted here-document writing it
-    // (f = [name, "cat > name <<'EOF'", "EOF"]).
-    function file(f) {
-      return "# " + f[0] + " (written next to the commands)\n" + f[1] + "\n" + codeText(blocks[k++]) + "\n" + f[2];
-    }
-    if (win.env) parts.push("# Set per node before running the commands below\n" + codeText(blocks[k++]));
-    win.procs.forEach(function (p) {
-      var s = "# " + p[1] + "\n# " + p[2] + "\n" + codeText(blocks[k++]);
-      p[3].forEach(function (f) { s += "\n\n" + file(f); });
-      parts.push(s);
+  // On the model page, the lane table's links to a set select it here
+  // instead of opening its deployment page (which they open without
+  // JavaScript, or with a modifier key).
+  Selector.prototype.catchLaneLinks = function () {
+    var self = this, section = this.mount.parentNode;
+    section.addEventListener("click", function (ev) {
+      var a = ev.target.closest && ev.target.closest("a[href*='#']");
+      if (!a || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
+      var anchor = self.anchorOf(a.getAttribute("href").split("#")[1] || "");
+      var k = anchor && self.byAnchor[anchor];
+      if (!k || self.mount.contains(a)) return;
+      ev.preventDefault();
+      self.select({ dep: k.dep, point: k.point, tier: k.tier, router: k.router }, "push");
+      markTargeted(self.window);
+      self.reveal();
     });
-    win.loose.forEach(function (f) { parts.push(file(f)); });
-    return parts.join("\n\n") + "\n";
-  }
-
-  function makeTabs(div, win, panels) {
-    var names = (win.env ? ["Env Vars"] : []).concat(win.procs.map(function (p, i) {
-      return (i + 1) + "· " + p[0];
-    }));
-    var list = el("div", { "class": "agentx-tabs", role: "tablist", "aria-label": "Processes in launch order" });
-    var tabs = panels.map(function (panel, i) {
-      var t = el("button", { type: "button", role: "tab", "class": "agentx-tab", id: panel.id + "-tab",
-        "aria-controls": panel.id }, names[i] || String(i + 1));
-      panel.setAttribute("aria-labelledby", t.id);
-      list.appendChild(t);
-      return t;
-    });
-    function pick(i, focus) {
-      tabs.forEach(function (t, j) {
-        t.setAttribute("aria-selected", i === j ? "true" : "false");
-        t.tabIndex = i === j ? 0 : -1;
-        panels[j].hidden = i !== j;
-      });
-      div.__agentxTab = i;
-      if (focus) tabs[i].focus();
-    }
-    tabs.forEach(function (t, i) {
-      t.addEventListener("click", function () { pick(i, false); });
-      t.addEventListener("keydown", function (ev) {
-        var n = tabs.length, j = { ArrowRight: (i + 1) % n, ArrowLeft: (i + n - 1) % n, Home: 0, End: n - 1 }[ev.key];
-        if (j === undefined) return;
-        ev.preventDefault();
-        pick(j, true);
-      });
-    });
-    if (panels.length) panels[0].parentNode.insertBefore(list, panels[0]);
-    pick(0, false);
-  }
-
-  function makeWindow(div, sel, win, keys) {
-    if (div.__agentxWindow || !win) return;
-    div.__agentxWindow = true;
-    div.classList.add("agentx-window");
-    var bar = el("div", { "class": "agentx-window-bar" });
-    bar.appendChild(el("span", { "class": "agentx-window-title" }, sel.context(keys)));
-    var copy = el("button", { type: "button", "class": "agentx-copy-tab" }, "Copy");
-    var all = el("button", { type: "button", "class": "agentx-copy-all" }, "Copy all");
-    bar.appendChild(copy);
-    bar.appendChild(all);
-    div.insertBefore(bar, div.firstChild);
-    var panels = panelsOf(div);
-    if (panels.length > 1) makeTabs(div, win, panels);
-    copy.addEventListener("click", function () {
-      var panel = panels[div.__agentxTab || 0];
-      var block = panel && panel.querySelector("pre > code");
-      copyText(block ? codeText(block) : "", copy);
-    });
-    all.addEventListener("click", function () { copyText(copyAll(div, win), all); });
-  }
+  };
 
   // ---- Copy link after every set heading that has none ----
-  // The standalone builder writes its own button (button.copy-link, handled
-  // by its book.js); mdBook's page has none, so it is added here, after the
-  // heading and outside its text, as the builder does.
+  // Neither the builder's pages nor mdBook's carry the button (it needs
+  // JavaScript, and on the largest real pages the buttons were 2-3 KB of
+  // the gzipped page), so it is added here, after the heading and outside
+  // its text. (An older site's button.copy-link is left as it is.)
   function addCopyLinks() {
     var headings = document.querySelectorAll("h3.agentx-set[id]");
     Array.prototype.forEach.call(headings, function (h) {
@@ -426,27 +929,39 @@
         "aria-label": "Copy link to " + h.textContent.trim()
       }, "Copy link");
       b.addEventListener("click", function () {
-        copyText(location.href.split("#")[0] + "#" + h.id, b);
+        copyText(location.href.split("#")[0] + "#" + h.id, b, "link to " + h.textContent.trim());
       });
       p.appendChild(b);
       h.parentNode.insertBefore(p, next);
     });
   }
 
+  // Without a selector (a page without one's data), a followed link to a
+  // set still marks it.
+  function markStaticTarget() {
+    var h = document.getElementById(hashId());
+    if (h && h.classList.contains("agentx-set") && followedLink()) markTargeted(h.parentNode);
+  }
+
   // ---- Start: one selector per data script ----
   function start() {
     addCopyLinks();
-    var scripts = document.querySelectorAll("script.agentx-selector-data");
+    var started = 0;
+    var scripts = document.querySelectorAll("script.agentx-selector-data, script.agentx-model-data");
     Array.prototype.forEach.call(scripts, function (s) {
       var mount = s.previousElementSibling;
-      if (!mount || !mount.classList.contains("agentx-selector")) return;
+      if (!mount || !(mount.classList.contains("agentx-selector") || mount.classList.contains("agentx-picker"))) return;
       var data;
       try { data = JSON.parse(s.textContent); } catch (e) { return; }
-      // In a page whose ids were rewritten (the single-file export), the
-      // sets are not found under their anchors: leave the page static.
-      if (!document.getElementById(data.here || data.section)) return;
-      new Selector(data, mount).start();
+      if (data.text) expandModelData(data);
+      // In the single file every id carries its chapter's prefix.
+      var chapter = mount.closest && mount.closest("section.book-chapter");
+      var prefix = chapter ? chapter.id + "--" : "";
+      if (!document.getElementById(prefix + (data.here || data.section))) return;
+      new Selector(data, mount, prefix).start();
+      started++;
     });
+    if (!started) markStaticTarget();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -66,9 +66,9 @@
     return name.replace(/^Copy (link to )?/, "");
   }
 
-  // Set features (Copy, Copy link, target highlighting) live here until the
-  // AgentX assets take them over (issue 13); they must keep the button names,
-  // the "Copied" announcement and the Copy link outside the heading.
+  // Copy and Copy link of the static pages live here (the AgentX assets
+  // mark a set opened by its link); they keep the button names, the
+  // "Copied" announcement and the Copy link outside the heading.
   document.addEventListener("click", function (ev) {
     var b = ev.target.closest && ev.target.closest("button");
     if (!b) return;
@@ -86,29 +86,8 @@
     }
   });
 
-  // Highlight the command set the URL points at: its heading and everything
-  // up to the next heading of the same or a higher level.
-  function highlightTarget() {
-    var old = document.querySelectorAll(".targeted");
-    for (var i = 0; i < old.length; i++) old[i].classList.remove("targeted");
-    var id = decodeURIComponent(location.hash.slice(1));
-    if (!id) return;
-    var el = document.getElementById(id);
-    if (!el || !el.classList.contains("agentx-set")) return;
-    var level = Number(el.tagName.slice(1));
-    el.classList.add("targeted");
-    for (var n = el.nextElementSibling; n; n = n.nextElementSibling) {
-      if (/^H[1-6]$/.test(n.tagName) && Number(n.tagName.slice(1)) <= level) break;
-      n.classList.add("targeted");
-    }
-    el.scrollIntoView();
-  }
-  window.addEventListener("hashchange", highlightTarget);
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", highlightTarget);
-  } else {
-    highlightTarget();
-  }
+  // A command set opened by its link is marked by agentx.js (the AgentX
+  // assets own the sets: the window, where it shows, and when to mark it).
 
   // ---- Sidebar: scrolled to the current page; a drawer on phones. ----
   var sidebar = document.getElementById("sidebar");
@@ -233,11 +212,26 @@
     document.head.appendChild(s);
   }
 
+  // The query's words; a count and its noun (`12 gpus`, `2 node`) are one
+  // word, as the index holds sizes (`12gpus`, `2nodes`: src/site/search.rs).
+  function queryWords(query) {
+    var words = query.split(WORD_BREAK).map(normalizeWord).filter(Boolean), out = [];
+    for (var i = 0; i < words.length; i++) {
+      if (/^\d+$/.test(words[i]) && /^(gpus?|nodes?)$/.test(words[i + 1] || "")) {
+        out.push(words[i] + words[i + 1]);
+        i++;
+      } else {
+        out.push(words[i]);
+      }
+    }
+    return out;
+  }
+
   // Each query word must be a whole token; a word the index does not hold
   // as a whole (`gb200/agg`) must hold all its parts. Null: nothing can match.
   function required(query) {
     var out = [];
-    var words = query.split(WORD_BREAK).map(normalizeWord).filter(Boolean);
+    var words = queryWords(query);
     for (var k = 0; k < words.length; k++) {
       var id = search.index.ids.get(words[k]);
       if (id !== undefined) { out.push(id); continue; }
@@ -269,15 +263,23 @@
     return total;
   }
 
+  // `sglang` without `dynamo` names the SGLang router (every set runs
+  // SGLang; "Dynamo + SGLang" is the other router): src/site/search.rs.
+  function sglangRouterOnly(query) {
+    var words = queryWords(query);
+    return words.indexOf("sglang") >= 0 && !words.some(function (w) { return w.indexOf("dynamo") === 0; });
+  }
+
   function run(query) {
     var req = required(query);
     if (!req || !req.length) return [];
-    var ix = search.index, hits = [], order = 0;
+    var ix = search.index, hits = [], order = 0, sglangOnly = sglangRouterOnly(query);
     ix.pages.forEach(function (p, n) {
       var s = score(req, [[p.t, WEIGHT.title], [p.i, WEIGHT.id], [p.c, WEIGHT.ctx], [p.s, WEIGHT.ctx]]);
       if (s) hits.push({ kind: "page", score: s, page: p, title: p.title, url: p.url, status: p.status, order: order++, n: n });
     });
     ix.sets.forEach(function (e) {
+      if (sglangOnly && e[8] === "dynamo") return;
       var p = ix.pages[e[0]];
       var s = score(req, [[e[4], WEIGHT.title], [e[6], WEIGHT.id], [p.i, WEIGHT.id], [e[5], WEIGHT.ctx],
                           [p.t, WEIGHT.ctx], [p.c, WEIGHT.ctx], [ix.groups[e[7]], WEIGHT.body]]);

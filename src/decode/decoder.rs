@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use super::command_set_anchor;
 use super::edit::{apply_diff, apply_edit};
 use super::kv::kv_transform;
-use super::labels::{checkpoint_label, detail_label, hardware_label, image_info};
+use super::labels::{checkpoint_label, detail_label, hardware_label, image_info, node_count};
 use super::model::{CommandSet, Deployment, ImageInfo, KvDonor, Provenance, UnavailableTier};
 use super::notes::NoteContext;
 use super::placeholders::placeholders_in;
@@ -266,6 +266,7 @@ impl<'a> Decoder<'a> {
             label: cell.label.clone(),
             detail: detail_label(cell, &base),
             gpus: cell.gpus,
+            nodes: node_count(&base),
             concs: cell.points.iter().map(|p| p.concs.clone()).collect(),
             submitted: cell.submitted,
             measured,

@@ -24,6 +24,28 @@ pub(crate) fn detail_label(cell: &Cell, blocks: &[Block]) -> Option<String> {
     None
 }
 
+/// The nodes a deployment's workers run on, from its submitted launch's
+/// blocks: each worker block's workers times the nodes a worker spans;
+/// workers pinned to GPUs share a node, as many per node as the pinning
+/// lists. At least 1. (The data's `gpus` counts GPUs allocated, which can
+/// be more than the workers use; nodes are what a reader's cluster must
+/// have.)
+pub(crate) fn node_count(blocks: &[Block]) -> u32 {
+    let nodes: u32 = blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Worker)
+        .map(|b| {
+            let workers = b.workers.unwrap_or(1).max(1);
+            let span = b.nodes_per_worker.unwrap_or(1).max(1);
+            match &b.gpu_pinning {
+                Some(pins) if span == 1 && !pins.is_empty() => workers.div_ceil(pins.len() as u32),
+                _ => workers.saturating_mul(span),
+            }
+        })
+        .fold(0, u32::saturating_add);
+    nodes.max(1)
+}
+
 /// The data's label for a hardware id (`gb300` → `GB300`).
 pub(crate) fn hardware_label(data: &AgentxData, hw: &str) -> String {
     data.hardware

@@ -257,6 +257,8 @@ pub struct Deployment {
     pub detail: Option<String>,
     /// GPUs the deployment uses.
     pub gpus: u32,
+    /// Nodes its workers run on (see the decoding rules).
+    pub nodes: u32,
     /// Concurrencies of each point, in point order.
     pub concs: Vec<Vec<u32>>,
     /// The router it was submitted behind.

@@ -23,6 +23,8 @@ use crate::book::SourceAndData;
 use crate::preprocessor::assets::{AGENTX_ASSETS, AgentxAsset, Installed, installed_state};
 use crate::util::fs::Bounds;
 
+mod mdbook_output;
+
 /// How [`install`] treats files it did not write.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InstallOptions {
@@ -100,6 +102,10 @@ pub(crate) fn install_assets(
         }
     }
     edit_book_toml(&mut doc, &book, assets, &shown, &mut report)?;
+    if html_output(&doc) {
+        let dirs = mdbook_output::generated_dirs(&book_dir.join(&book.src), &bounds)?;
+        mdbook_output::keep_out_of_search_and_print(&mut doc, &dirs, &shown, &mut report)?;
+    }
     if opts.agent_files {
         agent_files::add_renderer(&mut doc, &book.build_dir, &shown, &mut report)?;
     }
@@ -218,13 +224,7 @@ fn edit_book_toml(
             .push("book.toml: added [preprocessor.agentx]".into());
     }
     let data_dir = &book.agentx.data_dir;
-    // Renderers are listed and html is not: adding [output.html] would turn
-    // it on.
-    let other_renderers_only = doc
-        .get("output")
-        .and_then(Item::as_table_like)
-        .is_some_and(|t| !t.is_empty() && !t.contains_key("html"));
-    if other_renderers_only {
+    if !html_output(doc) {
         report.notes.push(
             "book.toml renders no html ([output] lists other renderers only), so the \
              assets are not added to [output.html]"
@@ -261,6 +261,14 @@ fn edit_book_toml(
         ));
     }
     Ok(())
+}
+
+/// Whether the book renders html: `[output]` lists no renderer, or html
+/// (other renderers only: adding `[output.html]` would turn html on).
+fn html_output(doc: &DocumentMut) -> bool {
+    !doc.get("output")
+        .and_then(Item::as_table_like)
+        .is_some_and(|t| !t.is_empty() && !t.contains_key("html"))
 }
 
 /// Writes `bytes` to `path` whole: into a temporary file beside it, renamed

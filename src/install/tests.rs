@@ -222,6 +222,84 @@ fn an_asset_symlinked_out_of_the_book_is_refused() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "secret\n");
 }
 
+/// The chapters that hold a directive get their generated chapters' folder
+/// kept out of mdBook's search (a key mdBook accepts: it fails a build on a
+/// key that matches no chapter), and mdBook's print page is turned off;
+/// an escaped directive, a directive in code, a chapter not written yet and
+/// a book setting of its own are left alone. Written by hand from mdBook
+/// 0.5.4's search.rs (keys are path prefixes of chapter paths).
+#[test]
+fn generated_chapters_stay_out_of_mdbooks_search_and_print() {
+    let dir = book(INIT_TOML);
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("models/x")).unwrap();
+    std::fs::write(
+        src.join("SUMMARY.md"),
+        "# Summary\n\n[Intro](intro.md)\n\n- [A](./models/a.md)\n  - [Nested](models/x/b.md)\n\
+         - [Code](code.md)\n- [Escaped](esc.md)\n- [Missing](missing.md)\n- [Draft]()\n",
+    )
+    .unwrap();
+    for (file, text) in [
+        ("intro.md", "# Intro\n"),
+        ("models/a.md", "# A\n\n<<agentx page=\"A\">>\n"),
+        (
+            "models/x/b.md",
+            "# B\n\n- <<agentx page=\"B\" level=\"3\">>\n",
+        ),
+        ("code.md", "# Code\n\n```\n<<agentx page=\"C\">>\n```\n"),
+        ("esc.md", "# Esc\n\n\\<<agentx page=\"E\">>\n"),
+    ] {
+        std::fs::write(src.join(file), text).unwrap();
+    }
+    let r = run(dir.path()).unwrap();
+    let toml = toml_of(dir.path());
+    assert!(
+        toml.contains(
+            "[output.html.search.chapter]\n\"models/a\" = { enable = false }\n\
+             \"models/x/b\" = { enable = false }\n\n[output.html.print]\nenable = false\n"
+        ),
+        "{toml}"
+    );
+    assert_eq!(
+        r.changes
+            .iter()
+            .filter(|c| c.contains("[output.html."))
+            .count(),
+        3,
+        "{r:?}"
+    );
+    // mdBook's own config reads it.
+    let parsed: toml::Table = toml::from_str(&toml).unwrap();
+    assert_eq!(
+        parsed["output"]["html"]["print"]["enable"].as_bool(),
+        Some(false)
+    );
+    assert_eq!(run(dir.path()).unwrap(), InstallReport::default(), "twice");
+    // A print setting of the book's own stays, with a note.
+    std::fs::write(
+        dir.path().join("book.toml"),
+        toml.replace("enable = false\n", "enable = true\n")
+            .replace("\"models/a\" = { enable = false }\n", ""),
+    )
+    .unwrap();
+    let r = run(dir.path()).unwrap();
+    let again = toml_of(dir.path());
+    assert!(
+        again.contains("[output.html.print]\nenable = true\n"),
+        "{again}"
+    );
+    assert!(
+        again.contains("\"models/a\" = { enable = false }"),
+        "{again}"
+    );
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("print page holds every command set")),
+        "{r:?}"
+    );
+}
+
 /// A `book.toml` saved with CRLF line breaks keeps them, and a second run
 /// changes nothing.
 #[test]

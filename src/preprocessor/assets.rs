@@ -30,9 +30,23 @@ pub(crate) const AGENTX_ASSETS: &[AgentxAsset] = &[
     },
     AgentxAsset {
         name: "agentx.js",
-        text: include_str!("../../assets/agentx/agentx.js"),
+        text: AGENTX_JS,
     },
 ];
+
+/// `agentx.js`: the files of `assets/agentx/js/` in name order, each a part
+/// of one function (the head opens it, the tail closes it), so the reader
+/// code stays in files of one concern each and ships as one script.
+pub(crate) const AGENTX_JS: &str = concat!(
+    include_str!("../../assets/agentx/js/00-head.js"),
+    include_str!("../../assets/agentx/js/10-util.js"),
+    include_str!("../../assets/agentx/js/20-data.js"),
+    include_str!("../../assets/agentx/js/30-selector.js"),
+    include_str!("../../assets/agentx/js/40-window.js"),
+    include_str!("../../assets/agentx/js/50-picker.js"),
+    include_str!("../../assets/agentx/js/60-start.js"),
+    include_str!("../../assets/agentx/js/99-tail.js"),
+);
 
 /// Whether an `[output.html] additional-css/-js` entry is an installed AgentX
 /// asset (`agentx.css` at the book root): the standalone builder ships its

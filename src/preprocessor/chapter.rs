@@ -572,11 +572,14 @@ mod tests {
             .collect();
         assert!(!refused.is_empty(), "no generated text refused");
         assert!(refused[0].contains("would hold"), "{}", refused[0]);
-        // The match runs from the first value over the line break into the second.
+        // In a deployment chapter the match runs from the first value over
+        // the line break into the second (the model page's data joins the
+        // two strings as JSON, and is refused as well).
         assert!(
-            refused[0].contains(r#""{{#include /etc/passwd ' \\\nAAB=\"}}""#),
-            "{}",
-            refused[0]
+            refused
+                .iter()
+                .any(|r| r.contains(r#""{{#include /etc/passwd ' \\\nAAB=\"}}""#)),
+            "{refused:?}"
         );
     }
 }

@@ -32,6 +32,15 @@ pub(crate) use self::library::Residency;
 pub use self::protocol::run_protocol;
 pub(crate) use self::summary::{DeploymentSummary, SetSummary};
 
+/// Whether a chapter's text holds a directive (not an escaped one): its
+/// deployment chapters are then generated into the directory named after
+/// it (`models/x.md` → `models/x/`).
+pub(crate) fn has_directive(chapter: &str) -> bool {
+    directive::find(chapter, crate::util::cmark::MarkdownConfig::default())
+        .iter()
+        .any(|o| matches!(o.found, directive::Found::Directive(_)))
+}
+
 /// Renderers whose output is built from Markdown and so can show the section.
 pub fn supports(renderer: &str) -> bool {
     matches!(renderer, "html" | "markdown")

@@ -60,6 +60,9 @@ pub(crate) struct DeploymentSummary {
     pub label: String,
     /// `MTP 3-1-4`, `DSpark 5`, …
     pub detail: Option<String>,
+    /// GPUs it uses, and nodes its workers run on.
+    pub gpus: u32,
+    pub nodes: u32,
     /// Status of its submitted, measured launch of point 0.
     pub status: Status,
     /// Its command sets, in decoded order (point, router, tier).
@@ -106,6 +109,8 @@ pub(crate) fn summarize(at: &ShownAt<'_>, d: &Deployment, chapter: PathBuf) -> D
         checkpoint: d.ckpt_label.clone(),
         label: d.label.clone(),
         detail: d.detail.clone(),
+        gpus: d.gpus,
+        nodes: d.nodes,
         status: d.status.clone(),
         sets: d.command_sets.iter().map(summarize_set).collect(),
     }

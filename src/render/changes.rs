@@ -45,8 +45,24 @@ fn settings(command: &str) -> Vec<Setting<'_>> {
     out
 }
 
-/// Differences of one process: `added …; removed …; changed a → b`.
-fn process_changes(derived: &Process, base: &Process) -> Option<String> {
+/// What one process of a derived set changes against the measured launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ProcessChange<'a> {
+    /// Settings (`--flag values`, `NAME=value` lines) added, removed, and
+    /// changed (old line, new line).
+    Settings {
+        added: Vec<&'a str>,
+        removed: Vec<&'a str>,
+        changed: Vec<(&'a str, &'a str)>,
+    },
+    /// A process the measured launch does not run.
+    Added,
+    /// A process of the measured launch this set does not run.
+    Removed,
+}
+
+/// Differences of one process, or `None` when it sets the same.
+fn process_changes<'a>(derived: &'a Process, base: &'a Process) -> Option<ProcessChange<'a>> {
     let (d, b) = (settings(&derived.command), settings(&base.command));
     fn find<'a>(v: &[Setting<'a>], k: &str) -> Option<Setting<'a>> {
         v.iter().find(|s| s.key == k).copied()
@@ -55,34 +71,62 @@ fn process_changes(derived: &Process, base: &Process) -> Option<String> {
     let mut changed = Vec::new();
     for s in &d {
         match find(&b, s.key) {
-            None => added.push(code(s.line)),
-            Some(old) if old.line != s.line => {
-                changed.push(format!("{} → {}", code(old.line), code(s.line)))
-            }
+            None => added.push(s.line),
+            Some(old) if old.line != s.line => changed.push((old.line, s.line)),
             _ => {}
         }
     }
-    let removed: Vec<String> = b
+    let removed: Vec<&str> = b
         .iter()
         .filter(|s| find(&d, s.key).is_none())
-        .map(|s| code(s.line))
+        .map(|s| s.line)
         .collect();
-    let mut parts = Vec::new();
-    for (what, list) in [("added", added), ("removed", removed), ("changed", changed)] {
-        if !list.is_empty() {
-            parts.push(format!("{what} {}", list.join(", ")));
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("; "))
+    let none = added.is_empty() && removed.is_empty() && changed.is_empty();
+    (!none).then_some(ProcessChange::Settings {
+        added,
+        removed,
+        changed,
+    })
 }
 
-/// The Markdown list of what `derived` changes against `base` (the measured
-/// launch of its point), or nothing when the two run the same commands.
-pub(super) fn changes_markdown(
-    derived: &CommandSet,
-    base: &CommandSet,
-    base_title: &str,
-) -> String {
+/// `added `a`, `b`; removed …; changed `x` → `y`` as Markdown.
+fn settings_markdown(change: &ProcessChange<'_>) -> String {
+    match change {
+        ProcessChange::Added => "added (not in the measured launch)".into(),
+        ProcessChange::Removed => "removed".into(),
+        ProcessChange::Settings {
+            added,
+            removed,
+            changed,
+        } => {
+            let codes = |v: &[&str]| v.iter().map(|l| code(l)).collect::<Vec<_>>();
+            let changed: Vec<String> = changed
+                .iter()
+                .map(|(a, b)| format!("{} → {}", code(a), code(b)))
+                .collect();
+            let mut parts = Vec::new();
+            for (what, list) in [
+                ("added", codes(added)),
+                ("removed", codes(removed)),
+                ("changed", changed),
+            ] {
+                if !list.is_empty() {
+                    parts.push(format!("{what} {}", list.join(", ")));
+                }
+            }
+            parts.join("; ")
+        }
+    }
+}
+
+/// What `derived` changes against `base` (the measured launch of its
+/// point), per process that differs (by its long title), in the derived
+/// set's order, then the processes it drops. Empty when the two run the
+/// same commands.
+pub(super) fn change_items<'a>(
+    derived: &'a CommandSet,
+    base: &'a CommandSet,
+) -> Vec<(&'a str, ProcessChange<'a>)> {
     let mut items = Vec::new();
     let mut used = vec![false; base.processes.len()];
     for p in &derived.processes {
@@ -95,20 +139,28 @@ pub(super) fn changes_markdown(
             Some((i, b)) => {
                 used[i] = true;
                 if let Some(c) = process_changes(p, b) {
-                    items.push(format!("{}: {c}", text(&p.long_title)));
+                    items.push((&*p.long_title, c));
                 }
             }
-            None => items.push(format!(
-                "{}: added (not in the measured launch)",
-                text(&p.long_title)
-            )),
+            None => items.push((&*p.long_title, ProcessChange::Added)),
         }
     }
     for (i, b) in base.processes.iter().enumerate() {
         if !used[i] {
-            items.push(format!("{}: removed", text(&b.long_title)));
+            items.push((&*b.long_title, ProcessChange::Removed));
         }
     }
+    items
+}
+
+/// The Markdown list of what `derived` changes against `base` (the measured
+/// launch of its point), or nothing when the two run the same commands.
+pub(super) fn changes_markdown(
+    derived: &CommandSet,
+    base: &CommandSet,
+    base_title: &str,
+) -> String {
+    let items = change_items(derived, base);
     if items.is_empty() {
         return String::new();
     }
@@ -117,8 +169,8 @@ pub(super) fn changes_markdown(
          ({}), per process:\n\n",
         text(base_title)
     );
-    for i in items {
-        let _ = writeln!(md, "- {i}");
+    for (title, change) in &items {
+        let _ = writeln!(md, "- {}: {}", text(title), settings_markdown(change));
     }
     md.push('\n');
     md
@@ -154,7 +206,7 @@ mod tests {
         let base = p("E=1 \\\nF=2 \\\nrun \\\n  --a 1 \\\n  --b");
         let derived = p("E=1 \\\nrun \\\n  --a 2 \\\n  --b \\\n  --c x");
         assert_eq!(
-            process_changes(&derived, &base).unwrap(),
+            settings_markdown(&process_changes(&derived, &base).unwrap()),
             "added `--c x`; removed `F=2`; changed `--a 1` → `--a 2`"
         );
         assert_eq!(process_changes(&base, &base), None);

@@ -50,7 +50,6 @@ fn router_order(d: &Deployment) -> Vec<Router> {
 pub(super) fn deployment_chapter(
     page: &DecodedPage,
     d: &Deployment,
-    all: &[&Deployment],
     opts: &SectionOptions,
 ) -> String {
     let mut md = String::new();
@@ -66,11 +65,7 @@ pub(super) fn deployment_chapter(
         "> [!WARNING]\n> Mirrored from a SemiAnalysis InferenceX AgentX submission; not verified \
          by the maintainers of these docs.\n\n",
     );
-    md.push_str(&selector::selector_html(
-        page,
-        all,
-        &selector::SelectorPage::Deployment(d),
-    ));
+    md.push_str(&selector::selector_html(&page.model, d, &target));
     md.push_str(&facts(d));
     if let Some(w) = image_warning(d) {
         md.push_str(&w);
@@ -282,10 +277,30 @@ mod tests {
         assert_eq!(again[0], section(&edited, None)[0]);
         assert_ne!(again[0], fresh[0]);
         assert!(again[1..].iter().all(|m| m == "REUSED"));
-        // A label every deployment chapter's selector shows: none reused.
+        // A sibling's label: no other deployment chapter shows it (each
+        // carries only its own selector data), so only that one re-renders.
         let mut relabelled = page.clone();
         relabelled.deployments[1].label.push_str(" x");
         let again = section(&relabelled, Some((&page, &first.context)));
-        assert_eq!(again, section(&relabelled, None));
+        assert_eq!(again[1], section(&relabelled, None)[1]);
+        assert!(
+            again
+                .iter()
+                .enumerate()
+                .all(|(i, m)| (i == 1) != (m == "REUSED"))
+        );
+        // The model's name, which every deployment chapter shows: none reused.
+        let mut renamed = page.clone();
+        renamed.model.push_str(" x");
+        let renamed_section = render_section(
+            &renamed,
+            &renamed.deployments.iter().collect::<Vec<_>>(),
+            &opts,
+            &|_| true,
+            None,
+        );
+        let again = section(&renamed, Some((&page, &first.context)));
+        assert_ne!(renamed_section.context, first.context);
+        assert_eq!(again, section(&renamed, None));
     }
 }

@@ -103,33 +103,41 @@ pub(crate) fn command_set_markdown(s: &CommandSet, context: &str, changes: &str)
 /// The status badge, then for a measured set where its run is recorded.
 fn status_line(s: &CommandSet) -> String {
     let mut meta = html::badge(&s.status, &s.status.label());
-    if s.status != Status::Derived {
-        let p = &s.provenance;
-        let mut parts = Vec::new();
-        if let Some(u) = &p.run_url {
-            parts.push(link("SA sweep run", u));
-        }
-        if let (Some(pr), Some(u)) = (&p.pr, &p.pr_url) {
-            parts.push(link(&text(&format!("InferenceX PR #{pr}")), u));
-        }
-        if let Some(u) = &p.job_url {
-            parts.push(link("job log", u));
-        }
-        if let Some(date) = &p.date {
-            parts.push(format!("dashboard date {}", text(date)));
-        }
-        if let Some(u) = &p.recipe_url {
-            parts.push(link("recipe", u));
-        }
-        if let Some(o) = &p.override_name {
-            parts.push(format!("override {}", code(o)));
-        }
-        if !parts.is_empty() {
-            meta.push_str(" — ");
-            meta.push_str(&parts.join(" · "));
-        }
+    let parts = provenance_parts(s);
+    if !parts.is_empty() {
+        meta.push_str(" — ");
+        meta.push_str(&parts.join(" · "));
     }
     meta
+}
+
+/// Where a measured set's run is recorded, as Markdown pieces (run, PR,
+/// job log, date, recipe, override); none for a derived set.
+pub(super) fn provenance_parts(s: &CommandSet) -> Vec<String> {
+    let mut parts = Vec::new();
+    if s.status == Status::Derived {
+        return parts;
+    }
+    let p = &s.provenance;
+    if let Some(u) = &p.run_url {
+        parts.push(link("SA sweep run", u));
+    }
+    if let (Some(pr), Some(u)) = (&p.pr, &p.pr_url) {
+        parts.push(link(&text(&format!("InferenceX PR #{pr}")), u));
+    }
+    if let Some(u) = &p.job_url {
+        parts.push(link("job log", u));
+    }
+    if let Some(date) = &p.date {
+        parts.push(format!("dashboard date {}", text(date)));
+    }
+    if let Some(u) = &p.recipe_url {
+        parts.push(link("recipe", u));
+    }
+    if let Some(o) = &p.override_name {
+        parts.push(format!("override {}", code(o)));
+    }
+    parts
 }
 
 fn config_file_markdown(f: &ConfigFile) -> String {

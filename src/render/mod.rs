@@ -22,6 +22,7 @@ mod changes;
 mod chapter;
 mod command_set;
 mod html;
+mod model_data;
 mod selector;
 
 use std::fmt::Write as _;
@@ -30,6 +31,7 @@ use self::chapter::deployment_chapter;
 #[cfg(test)]
 pub(crate) use self::command_set::command_set_markdown;
 pub(crate) use self::command_set::{PROCESS_CLASS, command_set_title};
+pub(crate) use self::model_data::light_model_data;
 use crate::data::KvTier;
 use crate::decode::{DecodedPage, Deployment, Provenance, Status};
 use crate::util::escape::{code, link, table_cell, text};
@@ -66,9 +68,8 @@ pub(crate) struct RenderedSection {
     pub markdown: String,
     pub subchapters: Vec<SubChapter>,
     /// Everything a deployment chapter shows besides its own deployment
-    /// (the chapter it links back to, and the section's selector: the
-    /// model, hardware and every sibling deployment's chips and keys), for a
-    /// later render to compare with ([`PreviousSection`]).
+    /// (the model's name and the chapter and section it links back to), for
+    /// a later render to compare with ([`PreviousSection`]).
     pub context: String,
 }
 
@@ -104,15 +105,12 @@ pub(crate) fn render_section(
          submissions. They have not been verified by the maintainers of these docs: check flags \
          against the image you run.\n\n",
     );
-    let selector = selector::selector_html(
+    md.push_str(&model_data::model_data_html(
         page,
         deployments,
-        &selector::SelectorPage::Model {
-            dir: &opts.subchapter_dir,
-            section: &opts.anchor,
-        },
-    );
-    md.push_str(&selector);
+        &opts.subchapter_dir,
+        &opts.anchor,
+    ));
     let _ = writeln!(
         md,
         "AgentX replays multi-turn agentic-coding traces whose long, reusable prefixes reward \
@@ -128,8 +126,19 @@ pub(crate) fn render_section(
     md.push_str(
         "Ordered as submitted. The concurrency links open the measured launch of each point.\n\n",
     );
+    // Collapsible: the picker above holds every launch, and on a phone the
+    // table's cards are most of the page (agentx.js closes it there).
+    let _ = write!(
+        md,
+        "<details class=\"agentx-lanes\" open>\n<summary>All {} deployments, with their measured \
+         launches</summary>\n\n",
+        deployments.len()
+    );
     md.push_str(&lane_table(deployments, opts));
-    let context = format!("{}\n{selector}", opts.chapter_file);
+    md.push_str("</details>\n\n");
+    // What a deployment chapter shows of its section: the model's name
+    // and the link back (each chapter carries only its own selector data).
+    let context = format!("{}\n{}\n{}", opts.chapter_file, opts.anchor, page.model);
     let reuse = previous
         .filter(|p| p.context == context)
         .map(|p| chapter::Reuse::new(p.page, p.chapter));
@@ -141,7 +150,7 @@ pub(crate) fn render_section(
             let markdown = reuse
                 .as_ref()
                 .and_then(|r| r.markdown(d, &rel_path))
-                .unwrap_or_else(|| deployment_chapter(page, d, deployments, opts));
+                .unwrap_or_else(|| deployment_chapter(page, d, opts));
             SubChapter {
                 name: format!("{} · {}", page.model, deployment_title(d)),
                 rel_path,

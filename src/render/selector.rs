@@ -1,8 +1,11 @@
-//! What the offline selector (agentx.js) needs, emitted at build time from
-//! the decoded command sets: the rows' choices for every deployment of a
-//! section, each command set's keys and anchor, and on a deployment chapter
-//! the titles and placements its command window shows. The browser decodes
-//! nothing.
+//! What a deployment page's selector (agentx.js) needs, emitted at build
+//! time from the decoded command sets: that deployment's rows (concurrency,
+//! KV offload, router), each of its command sets' keys and anchor, the
+//! titles and placements its command window shows, and the link to the
+//! model page, whose picker holds the other deployments
+//! ([`super::model_data`]). Only its own data: a page carrying every
+//! sibling's made a model with 1,000 deployments a 3.0 GB site. The
+//! browser decodes nothing.
 //!
 //! The markup is an empty `<div class="agentx-selector">` (nothing shows
 //! without JavaScript) and one
@@ -15,26 +18,12 @@ use serde::ser::Serializer;
 
 use super::html;
 use crate::data::{KvTier, Router};
-use crate::decode::{
-    CommandSet, ConfigFile, DecodedPage, Deployment, UnavailableTier, concs_label,
-};
+use crate::decode::{CommandSet, ConfigFile, Deployment, UnavailableTier, concs_label};
 
-/// The page a selector is on.
-pub(super) enum SelectorPage<'a> {
-    /// The model page's section (`section` is its heading's anchor): `dir`
-    /// is the deployment chapters' directory relative to it.
-    Model { dir: &'a str, section: &'a str },
-    /// A deployment chapter (its siblings are the other deployments).
-    Deployment(&'a Deployment),
-}
-
-/// The selector's markup and data for a section of `deployments`.
-pub(super) fn selector_html(
-    page: &DecodedPage,
-    deployments: &[&Deployment],
-    on: &SelectorPage<'_>,
-) -> String {
-    let json = html::script_json(&selector_data(page, deployments, on));
+/// A deployment page's selector: markup and its own data. `model` is the
+/// model page's section (`../glm-5.2.md#agentic-long-context-deployment`).
+pub(super) fn selector_html(model_name: &str, d: &Deployment, model: &str) -> String {
+    let json = html::script_json(&selector_data(model_name, d, model));
     // One buffer of the final size: `format!` grew it by doubling, copying
     // the (long) JSON each time.
     const HEAD: &str = "<div class=\"agentx-selector\" hidden></div>\n<script type=\"application/json\" \
@@ -51,91 +40,127 @@ pub(super) fn selector_html(
 // order), not built as `serde_json::Value`s first: building and dropping
 // those trees was about a tenth of a sample build's instructions.
 
-/// The JSON the selector reads (see agentx.js for how).
+/// The JSON a deployment page's selector reads (see agentx.js for how).
 #[derive(Serialize)]
 pub(super) struct SelectorData<'a> {
     model: &'a str,
-    hw: Vec<&'a str>,
-    tiers: [(&'static str, &'static str); 3],
-    routers: [(&'static str, &'static str); 2],
-    deps: Vec<DeploymentData<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    section: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    here: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "window_map")]
-    win: Option<&'a [CommandSet]>,
+    hw: [&'a str; 1],
+    tiers: Labels<3>,
+    routers: Labels<2>,
+    deps: [DeploymentData<'a>; 1],
+    /// This page's deployment.
+    here: &'a str,
+    /// The model page's picker.
+    #[serde(rename = "modelHref")]
+    model_href: &'a str,
+    win: WindowTable<'a>,
 }
 
-/// The JSON the selector reads (see agentx.js for how).
+/// The JSON a deployment page's selector reads.
 pub(super) fn selector_data<'a>(
-    page: &'a DecodedPage,
-    deployments: &[&'a Deployment],
-    on: &SelectorPage<'a>,
+    model_name: &'a str,
+    d: &'a Deployment,
+    model: &'a str,
 ) -> SelectorData<'a> {
-    let mut hardware: Vec<(&str, &str)> = Vec::new();
-    for id in &page.hardware {
-        if let Some(d) = deployments.iter().find(|d| &d.hw == id) {
-            hardware.push((&d.hw, &d.hw_label));
-        }
-    }
-    let deps = deployments
-        .iter()
-        .map(|d| {
-            let hw = hardware.iter().position(|(id, _)| *id == d.hw);
-            let href = match on {
-                SelectorPage::Model { dir, .. } => format!("{dir}/{}.md", d.anchor),
-                SelectorPage::Deployment(_) => format!("{}.md", d.anchor),
-            };
-            deployment_data(d, hw.unwrap_or(0), href)
-        })
-        .collect();
-    let (section, here, win) = match on {
-        SelectorPage::Model { section, .. } => (Some(*section), None, None),
-        SelectorPage::Deployment(d) => (None, Some(d.anchor.as_str()), Some(&d.command_sets[..])),
-    };
+    let (tiers, routers) = tier_and_router_labels();
     SelectorData {
-        model: &page.model,
-        hw: hardware.iter().map(|(_, l)| *l).collect(),
-        tiers: KvTier::ALL.map(|t| (t.id(), t.label())),
-        routers: Router::ALL.map(|r| (r.id(), r.label())),
-        deps,
-        section,
-        here,
-        win,
+        model: model_name,
+        hw: [&d.hw_label],
+        tiers,
+        routers,
+        deps: [deployment_data(d, 0, format!("{}.md", d.anchor))],
+        here: &d.anchor,
+        model_href: model,
+        win: window_table(&d.command_sets),
     }
 }
 
-/// `win`: each set's anchor → what its command window shows.
-fn window_map<S: Serializer>(sets: &Option<&[CommandSet]>, ser: S) -> Result<S::Ok, S::Error> {
-    let sets = sets.unwrap_or_default();
-    ser.collect_map(sets.iter().map(|s| (&s.anchor, window_data(s))))
+/// `(id, chip label)` of each KV tier, and of each router.
+pub(super) type Labels<const N: usize> = [(&'static str, &'static str); N];
+
+/// The KV tiers' and routers' ids and chip labels.
+pub(super) fn tier_and_router_labels() -> (Labels<3>, Labels<2>) {
+    (
+        KvTier::ALL.map(|t| (t.id(), t.label())),
+        Router::ALL.map(|r| (r.id(), r.label())),
+    )
+}
+
+/// One set's keys: `[point, tier, router, anchor, status id, status label]`,
+/// and what the model page writes instead ([`SetExtra`]).
+pub(super) type SetKeys<'a> = (
+    usize,
+    &'static str,
+    &'static str,
+    &'a str,
+    &'static str,
+    String,
+    Option<SetExtra>,
+);
+
+/// On the model page a set is `[point, tier, router, anchor, status id,
+/// status label (an index into the shared texts), window]`: the same keys,
+/// shorter, as the page holds every set of the model. The anchor is `0`
+/// when it is the usual one, `<deployment>-c<concurrencies joined by
+/// ->-<tier>-<router>` (content/guide/directive.md, "Stable anchors"),
+/// else written whole.
+#[derive(Debug, Clone)]
+pub(super) struct SetExtra {
+    /// The anchor, when it is not the usual one.
+    pub(super) anchor: Option<String>,
+    pub(super) label: u32,
+    pub(super) window: usize,
+}
+
+impl SetExtra {
+    /// The anchor of `s` as the model page writes it (see [`SetExtra`]).
+    pub(super) fn anchor_of(s: &CommandSet, deployment: &str) -> Option<String> {
+        let concs: Vec<String> = s.concs.iter().map(u32::to_string).collect();
+        let usual = format!(
+            "{deployment}-c{}-{}-{}",
+            concs.join("-"),
+            s.tier.id(),
+            s.router.id()
+        );
+        (usual != s.anchor).then(|| s.anchor.clone())
+    }
 }
 
 /// One deployment: its chips' texts and every command set's keys.
 #[derive(Serialize)]
-struct DeploymentData<'a> {
+pub(super) struct DeploymentData<'a> {
     anchor: &'a str,
     href: String,
     hw: usize,
     ckpt: &'a str,
     label: &'a str,
     sub: String,
+    gpus: u32,
     submitted: &'static str,
     available: Vec<&'static str>,
     #[serde(serialize_with = "unavailable_map")]
     unavailable: &'a [UnavailableTier],
     /// `[label, measured status id or null]` per concurrency point.
-    points: Vec<(String, Option<&'static str>)>,
-    /// `[point, tier, router, anchor, status id, status label]` per set.
-    sets: Vec<(
-        usize,
-        &'static str,
-        &'static str,
-        &'a str,
-        &'static str,
-        String,
-    )>,
+    pub(super) points: Vec<(String, Option<&'static str>)>,
+    /// Each set's keys; the window index is left out when there is none.
+    #[serde(serialize_with = "set_list")]
+    pub(super) sets: Vec<SetKeys<'a>>,
+}
+
+/// `sets`: six elements per set, seven on the model page ([`SetExtra`]).
+fn set_list<S: Serializer>(sets: &[SetKeys<'_>], ser: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = ser.serialize_seq(Some(sets.len()))?;
+    for s in sets {
+        match &s.6 {
+            Some(x) => match &x.anchor {
+                Some(a) => seq.serialize_element(&(s.0, s.1, s.2, a, s.4, x.label, x.window))?,
+                None => seq.serialize_element(&(s.0, s.1, s.2, 0, s.4, x.label, x.window))?,
+            },
+            None => seq.serialize_element(&(s.0, s.1, s.2, s.3, s.4, &s.5))?,
+        }
+    }
+    seq.end()
 }
 
 /// `unavailable`: tier id → the reason it is not offered.
@@ -143,7 +168,7 @@ fn unavailable_map<S: Serializer>(tiers: &&[UnavailableTier], ser: S) -> Result<
     ser.collect_map(tiers.iter().map(|u| (u.tier.id(), &u.reason)))
 }
 
-fn deployment_data(d: &Deployment, hw: usize, href: String) -> DeploymentData<'_> {
+pub(super) fn deployment_data(d: &Deployment, hw: usize, href: String) -> DeploymentData<'_> {
     let points = (0..d.concs.len())
         .map(|pi| {
             let measured = d
@@ -165,6 +190,7 @@ fn deployment_data(d: &Deployment, hw: usize, href: String) -> DeploymentData<'_
                 s.anchor.as_str(),
                 s.status.id(),
                 s.status.label(),
+                None,
             )
         })
         .collect();
@@ -175,6 +201,7 @@ fn deployment_data(d: &Deployment, hw: usize, href: String) -> DeploymentData<'_
         ckpt: &d.ckpt_label,
         label: &d.label,
         sub: deployment_subline(d),
+        gpus: d.gpus,
         submitted: d.submitted.id(),
         available: d.available.iter().map(|t| t.id()).collect(),
         unavailable: &d.unavailable,
@@ -195,30 +222,45 @@ fn deployment_subline(d: &Deployment) -> String {
     parts.join(" · ")
 }
 
-/// What the command window of one set shows beyond the page's markup: the
-/// tab title, comment title and placement of each process, how many config
-/// files follow each, and whether an Env Vars block comes first.
+/// What the command windows of a deployment's sets show beyond the page's
+/// markup: each distinct process once (`[title, long title, placement,
+/// files]`: its tab, comment title, placement and the config files that
+/// follow it), and per set, in the order of the deployment's `sets`
+/// (whose anchors name them), `[Env Vars block first (0/1), [processes],
+/// [loose files]]`.
 #[derive(Serialize)]
-struct WindowData<'a> {
-    env: bool,
-    /// `[title, long title, placement, files]` per process.
-    procs: Vec<(&'a str, &'a str, &'a str, Vec<FileData<'a>>)>,
-    loose: Vec<FileData<'a>>,
+pub(super) struct WindowTable<'a> {
+    procs: Vec<ProcData<'a>>,
+    sets: Vec<(u8, Vec<usize>, Vec<FileData<'a>>)>,
 }
 
-fn window_data(s: &CommandSet) -> WindowData<'_> {
-    WindowData {
-        env: !s.placeholders.is_empty(),
-        procs: s
-            .processes
-            .iter()
-            .map(|p| {
-                let files = p.files.iter().map(file_data).collect();
-                (&*p.title, &*p.long_title, &*p.placement, files)
-            })
-            .collect(),
-        loose: s.loose_files.iter().map(file_data).collect(),
-    }
+type ProcData<'a> = (&'a str, &'a str, &'a str, Vec<FileData<'a>>);
+
+fn window_table(sets: &[CommandSet]) -> WindowTable<'_> {
+    let mut procs: Vec<ProcData<'_>> = Vec::new();
+    let sets = sets
+        .iter()
+        .map(|s| {
+            let list = s
+                .processes
+                .iter()
+                .map(|p| {
+                    let files = p.files.iter().map(file_data).collect();
+                    let data = (&*p.title, &*p.long_title, &*p.placement, files);
+                    match procs.iter().position(|q| *q == data) {
+                        Some(i) => i,
+                        None => {
+                            procs.push(data);
+                            procs.len() - 1
+                        }
+                    }
+                })
+                .collect();
+            let loose = s.loose_files.iter().map(file_data).collect();
+            (u8::from(!s.placeholders.is_empty()), list, loose)
+        })
+        .collect();
+    WindowTable { procs, sets }
 }
 
 /// A config file in Copy all: `[name, "cat > name <<'EOF'", "EOF"]`.
@@ -237,24 +279,25 @@ mod tests {
     /// The data of the fixture's GB300 deployment chapter, pretty-printed
     /// (reviewed by hand against `decode --json` of the same cell: chips'
     /// texts, each set's keys, anchor and status, the window's titles and
-    /// placements, nats.conf/nginx.conf as here-documents).
+    /// placements, nats.conf/nginx.conf as here-documents). Only its own
+    /// deployment: no sibling's chips or keys.
     #[test]
     fn selector_data_snapshot() {
         let page = crate::decode::decode_file(&fixture("data/mini.json"))
             .unwrap()
             .page;
-        let gb300: Vec<&Deployment> = page
-            .deployments
-            .iter()
-            .filter(|d| d.hw == "gb300")
-            .collect();
-        let data = selector_data(&page, &gb300, &SelectorPage::Deployment(gb300[0]));
+        let gb300 = page.deployments.iter().find(|d| d.hw == "gb300").unwrap();
+        let model = "../mini.md#agentic-long-context-deployment";
+        let data = selector_data(&page.model, gb300, model);
         insta::assert_snapshot!(
             "selector_data_gb300",
             serde_json::to_string_pretty(&data).unwrap()
         );
-        let html = selector_html(&page, &gb300, &SelectorPage::Deployment(gb300[0]));
+        let html = selector_html(&page.model, gb300, model);
         assert!(html.starts_with("<div class=\"agentx-selector\" hidden></div>\n<script"));
         assert_eq!(html.matches('<').count(), 4, "no `<` inside the JSON");
+        for other in page.deployments.iter().filter(|d| d.anchor != gb300.anchor) {
+            assert!(!html.contains(&other.anchor), "{}", other.anchor);
+        }
     }
 }

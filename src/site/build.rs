@@ -15,6 +15,7 @@ use super::cache::{CacheKeys, RenderCache};
 use super::output::destination::{OutputKind, check_output};
 use super::output::sink::{FileSink, Inspect, Inspected, MemoryFiles, SiteFile, Staging};
 use super::pages::layout::redirect_html;
+use super::pages::lazy;
 use super::pages::page_html::LinkMode;
 use super::pages::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, sidebar_is_shortened};
 use super::search::{SEARCH_INDEX, SearchPage, search_index_script, site_page};
@@ -167,12 +168,14 @@ impl Site {
             None => {
                 run.counts.bodies.fetch_add(1, Ordering::Relaxed);
                 let options = self.dir.html.markdown;
-                let body = Arc::new(page_html::render(
-                    &md,
-                    &page.path,
-                    &LinkMode::Pages,
-                    options,
-                ));
+                let mut body = page_html::render(&md, &page.path, &LinkMode::Pages, options);
+                // A model page's whole launch data goes beside it
+                // (site/pages/lazy.rs).
+                if let Some((html, files)) = lazy::split_model_data(&body.html, &page.path) {
+                    body.html = html;
+                    body.beside = files.into_iter().map(|(p, b)| (p, Arc::new(b))).collect();
+                }
+                let body = Arc::new(body);
                 if let (Some(c), Some(k)) = (run.cache, keys) {
                     lock(c).bodies.insert(k.bodies[i], body.clone());
                 }
@@ -187,6 +190,9 @@ impl Site {
             run.out.put_shared(&agents::twin_path(&page.path), twin)?;
         }
         drop(md);
+        for (path, bytes) in &body.beside {
+            run.out.put_shared(path, bytes.clone())?;
+        }
         let cached = run
             .cache
             .zip(keys)

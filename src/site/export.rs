@@ -163,11 +163,28 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> Result<(String,
     let mut index = Vec::new();
     for (i, page) in site.pages.iter().enumerate() {
         let prefix = &prefixes[&page.path];
-        let options = site.dir.html.markdown;
-        let r = page_html::render(&page.markdown, &page.path, &mode, options);
-        let body = match (&overview, i == site.landing_page()) {
-            (Some(o), true) => super::pages::layout::after_title(&r.html, o),
-            _ => r.html,
+        // A deployment chapter's launches are in its model's picker here:
+        // one picker per model instead of every set expanded (the real
+        // pages' single file was 45 MB that way).
+        let deployment = site.catalog.deployment_of(&page.path);
+        let model_prefix = deployment
+            .as_ref()
+            .and_then(|(_, chapter, _)| prefixes.get(*chapter));
+        let (body, headings) = match (&deployment, model_prefix) {
+            (Some((model, _, sets)), Some(_)) => {
+                let anchor = page.path.file_stem().unwrap_or_default().to_string_lossy();
+                let stub = deployment_stub(&page.title, model, &anchor, prefix, sets);
+                (stub, Vec::new())
+            }
+            _ => {
+                let options = site.dir.html.markdown;
+                let r = page_html::render(&page.markdown, &page.path, &mode, options);
+                let body = match (&overview, i == site.landing_page()) {
+                    (Some(o), true) => super::pages::layout::after_title(&r.html, o),
+                    _ => r.html,
+                };
+                (body, r.headings)
+            }
         };
         content.push_str(&format!(
             "<section class=\"book-chapter\" id=\"{prefix}\">\n{body}</section>\n"
@@ -177,17 +194,43 @@ fn sections(site: &Site, prefixes: &HashMap<PathBuf, String>) -> Result<(String,
             let at = format!("the single file, at {}", page.path.display());
             return Err(crate::book::over_max_site(&at, max));
         }
-        // Ids carry their chapter's prefix, so headings link as `#id`.
+        // Ids carry their chapter's prefix, so headings link as `#id`; a
+        // set's link leads to its target in the stub, and its model's
+        // picker opens it.
         index.push(SearchPage {
             source: page.path.clone(),
             title: page.title.clone(),
             url: format!("#{prefix}"),
             anchors: "#".into(),
             set_prefix: format!("{prefix}--"),
-            headings: r.headings,
+            headings,
         });
     }
     Ok((content, index))
+}
+
+/// A deployment chapter in the single file: its title, a link into its
+/// model's picker (agentx.js opens any `#<chapter>--<anchor>` of a set or a
+/// deployment it holds, whatever the chapter), and an empty target for
+/// each of its sets' links, so that they lead here without JavaScript.
+fn deployment_stub(title: &str, model: &str, anchor: &str, prefix: &str, sets: &[&str]) -> String {
+    // The heading's id ends in the deployment's anchor, which the picker of
+    // its model opens (a link here is a link there).
+    let mut html = format!(
+        "<h1 id=\"{prefix}--{anchor}\">{}</h1>\n<p class=\"agentx-stub\">In this single file, the \
+         launches of this deployment are in the launch picker of {}: <a href=\"#{prefix}--{anchor}\">open \
+         them there</a>.",
+        escape::html(title),
+        escape::html(model),
+    );
+    for set in sets {
+        html.push_str(&format!(
+            "<span id=\"{prefix}--{}\"></span>",
+            escape::html(set)
+        ));
+    }
+    html.push_str("</p>\n");
+    html
 }
 
 /// The stylesheets, the scripts, the search index (as inline JSON, parsed

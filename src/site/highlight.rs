@@ -26,7 +26,7 @@ use lines::{ParserAt, line_tokens};
 /// class on nested spans (`hl-variable hl-other hl-readwrite …`), which made
 /// the command pages four times larger than their text. One short class per
 /// token keeps the markup light and still lets a stylesheet theme it.
-const TOKEN_CLASSES: [(&str, &str, &str); 11] = [
+const TOKEN_CLASSES: [(&str, &str, &str); 10] = [
     ("comment", "cm", "comment.line"),
     ("string", "st", "string.quoted.double"),
     ("constant.numeric", "nu", "constant.numeric"),
@@ -57,11 +57,9 @@ const TOKEN_CLASSES: [(&str, &str, &str); 11] = [
         "ty",
         "support.type",
     ),
-    (
-        "punctuation.separator.continuation",
-        "ct",
-        "punctuation.separator.continuation",
-    ),
+    // No class for a line's continuation `\`: one span on nearly every
+    // line of every command was 6-7 KB gzip of the largest real pages
+    // (issue 26: ≤ 25 KB gzip); it reads as plain text.
 ];
 
 fn selectors() -> &'static [(ScopeSelectors, &'static str)] {
@@ -88,7 +86,7 @@ fn class_for(stack: &[Scope]) -> Option<&'static str> {
         .map(|(_, c)| c)
 }
 
-/// [`class_for`], remembered per thread. Why: matching eleven selectors for
+/// [`class_for`], remembered per thread. Why: matching the selectors for
 /// every token was the largest single cost of a build (12% of a sample-book
 /// build), while a grammar yields only a few hundred distinct scope stacks.
 fn class_for_cached(stack: &[Scope]) -> Option<&'static str> {
@@ -397,7 +395,7 @@ mod tests {
         assert!(toml.contains("<span class=\"hl-cm\"># c</span>"), "{toml}");
         assert_eq!(
             &*highlight("bash", "A=1 \\\n  --port \"$X\"\n"),
-            "<span class=\"hl-va\">A</span><span class=\"hl-kw\">=</span><span class=\"hl-st\">1</span> <span class=\"hl-ct\">\\</span>\n  <span class=\"hl-fn\">--port</span> <span class=\"hl-st\">&quot;</span><span class=\"hl-va\">$X</span><span class=\"hl-st\">&quot;</span>\n"
+            "<span class=\"hl-va\">A</span><span class=\"hl-kw\">=</span><span class=\"hl-st\">1</span> \\\n  <span class=\"hl-fn\">--port</span> <span class=\"hl-st\">&quot;</span><span class=\"hl-va\">$X</span><span class=\"hl-st\">&quot;</span>\n"
         );
         assert_eq!(&*highlight("text", "<a>"), "&lt;a&gt;");
     }

@@ -34,7 +34,10 @@ pub(crate) const ASSETS: [(&str, &[u8]); 5] = [
         "agentx.css",
         include_bytes!("../../assets/agentx/agentx.css"),
     ),
-    ("agentx.js", include_bytes!("../../assets/agentx/agentx.js")),
+    (
+        "agentx.js",
+        crate::preprocessor::assets::AGENTX_JS.as_bytes(),
+    ),
     ("book.css", include_bytes!("../../assets/builder/book.css")),
     ("book.js", include_bytes!("../../assets/builder/book.js")),
     (

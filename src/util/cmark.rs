@@ -29,6 +29,15 @@ impl Default for MarkdownConfig {
 }
 
 impl MarkdownConfig {
+    /// No typographic replacement: for this tool's own Markdown read as
+    /// text (quotes and dashes of flags stay as written).
+    pub(crate) fn plain() -> Self {
+        MarkdownConfig {
+            smart_punctuation: false,
+            ..MarkdownConfig::default()
+        }
+    }
+
     /// A parser of `text` with these switches and mdBook's fixed extensions
     /// (tables, footnotes, strikethrough, task lists, heading attributes).
     pub(crate) fn parser<'t>(&self, text: &'t str) -> Parser<'t> {

@@ -46,15 +46,22 @@ const INLINE_SPECIAL: &[char] = &[
 /// browser would not show it, and at a line start four spaces would open a
 /// code block). The result is safe at any position of a line, including its
 /// start: a block marker there (`- `, `+ `, `: `, `=`, `1. `, `1) `) is
-/// escaped too, while `-5` or `3.10` stay as they are.
+/// escaped too, while `-5` or `3.10` stay as they are. It is also exact
+/// under smart punctuation (mdBook's default), which would make flags and
+/// ids typographic (`--max-running-requests` → `–max-running-requests`):
+/// quotes, and each `-` or `.` that follows another, are escaped.
 pub(crate) fn text(s: &str) -> String {
     let s = one_line(s);
     let s = s.trim();
     let mut out = String::with_capacity(s.len() + 8);
     // Whether everything before is digits (`12` of `12) x`, a list marker).
     let mut only_digits = true;
+    let mut previous = None;
     let mut chars = s.chars().enumerate().peekable();
     while let Some((i, c)) = chars.next() {
+        let typographic =
+            matches!(c, '\'' | '"') || (matches!(c, '-' | '.') && previous == Some(c));
+        previous = Some(c);
         let ends_marker = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
         let block_marker = match c {
             '-' => i == 0 && (ends_marker || chars.peek().is_some_and(|(_, n)| *n == '-')),
@@ -70,7 +77,7 @@ pub(crate) fn text(s: &str) -> String {
             '.' | ')' => i > 0 && only_digits && ends_marker,
             _ => false,
         };
-        if INLINE_SPECIAL.contains(&c) || block_marker {
+        if INLINE_SPECIAL.contains(&c) || block_marker || typographic {
             out.push('\\');
         }
         only_digits &= c.is_ascii_digit();

@@ -67,8 +67,9 @@ fn expansion_past_max_site_mib_stops_at_the_directive() {
 fn chapters_past_max_site_mib_together_stop_at_the_chapter() {
     let book = support::mini_book("bounds-chapters");
     set_max_site_mib(&book, 1);
-    // About 0.75 MiB each (60 sections and three deployment chapters).
-    let chapter = "<<agentx page=\"Mini-Test\">>\n\n".repeat(60);
+    // About 0.55 MiB of Markdown each (20 sections, each with the model's
+    // launch data, and three deployment chapters).
+    let chapter = "<<agentx page=\"Mini-Test\">>\n\n".repeat(20);
     for name in ["mini", "plain"] {
         let text = format!("# {name}\n\n{chapter}");
         std::fs::write(book.join(format!("src/{name}.md")), text).unwrap();

@@ -243,15 +243,23 @@ fn base64_decode(s: &str) -> Vec<u8> {
 /// What a page looks like from inside the browser.
 const COLLECT: &str = r##"
 var ids = Array.from(document.querySelectorAll("[id]")).map(function (e) { return e.id; });
+// A model page's URL may name any set of its picker (which has no element
+// with that id; the picker opens it).
+var data = document.querySelector("script.agentx-model-data");
+if (data) JSON.parse(data.textContent).deps.forEach(function (d) {
+  d.sets.forEach(function (s) {
+    ids.push(s[3] === 0 ? [d.anchor, d.points[s[0]][0].replace(/ \/ c/g, "-"), s[1], s[2]].join("-") : s[3]);
+  });
+});
 var links = Array.from(document.querySelectorAll("a[href]")).map(function (a) { return a.href; });
 var copies = [], anchor = null;
-var nodes = document.querySelectorAll("h3.agentx-set, button.copy-code, button.copy-link");
+var nodes = document.querySelectorAll("h3.agentx-set, button.copy-code, button.agentx-copy-link");
 for (var i = 0; i < nodes.length; i++) {
   var n = nodes[i];
   if (n.tagName === "H3") { anchor = n.id; continue; }
   window.__agentxLastCopy = null;
   n.click();
-  copies.push({ anchor: anchor, kind: n.classList.contains("copy-link") ? "link" : "code", text: window.__agentxLastCopy });
+  copies.push({ anchor: anchor, kind: n.classList.contains("agentx-copy-link") ? "link" : "code", text: window.__agentxLastCopy });
 }
 return { ids: ids, links: links, copies: copies, href: location.href.split("#")[0] };
 "##;
@@ -407,8 +415,9 @@ fn check_links(base: &str, visit: &mut Visit) {
     }
 }
 
-/// A Copy link URL opened in a fresh tab lands on and highlights its command
-/// set: the first and last command set of every page.
+/// A Copy link URL opened in a fresh tab shows and marks its command set,
+/// with Copy all in view below the top bar: the first and last command set
+/// of every page.
 fn open_in_fresh_tabs(d: &Driver, visit: &mut Visit) {
     let main = d.cmd("GET", "/window", None).as_str().unwrap().to_string();
     let mut by_page: HashMap<&str, Vec<&CopyLink>> = HashMap::new();
@@ -430,22 +439,22 @@ fn open_in_fresh_tabs(d: &Driver, visit: &mut Visit) {
         let handle = tab["handle"].as_str().unwrap().to_string();
         d.cmd("POST", "/window", Some(json!({ "handle": handle })));
         d.goto(url);
+        // The set's window is marked, and its Copy all shows below the
+        // sticky top bar.
         let r = d.exec(
-            "var e = document.getElementById(arguments[0]); if (!e) return null; var b = e.getBoundingClientRect(); \
-             return { targeted: e.classList.contains('targeted'), top: b.top, height: window.innerHeight, \
-                      follow: e.nextElementSibling && e.nextElementSibling.classList.contains('targeted') };",
+            "var e = document.getElementById(arguments[0]); if (!e) return null; \
+             var set = e.closest('div.agentx-set'), all = set.querySelector('button.agentx-copy-all'); \
+             var b = all.getBoundingClientRect(), bar = document.querySelector('.topbar').getBoundingClientRect(); \
+             return { targeted: set.classList.contains('agentx-targeted'), top: b.top, bottom: b.bottom, \
+                      bar: bar.bottom, height: window.innerHeight };",
             json!([anchor]),
         );
         assert!(!r.is_null(), "{url}: no element {anchor}");
-        assert_eq!(r["targeted"], true, "{url}: not highlighted");
-        assert_eq!(
-            r["follow"], true,
-            "{url}: the set's body is not highlighted"
-        );
-        let top = r["top"].as_f64().unwrap();
+        assert_eq!(r["targeted"], true, "{url}: not marked");
+        let (top, bottom) = (r["top"].as_f64().unwrap(), r["bottom"].as_f64().unwrap());
         assert!(
-            top >= -1.0 && top < r["height"].as_f64().unwrap(),
-            "{url}: not scrolled into view (top {top})"
+            top >= r["bar"].as_f64().unwrap() && bottom <= r["height"].as_f64().unwrap(),
+            "{url}: Copy all not in view below the top bar ({r})"
         );
         d.cmd("DELETE", "/window", None);
         d.cmd("POST", "/window", Some(json!({ "handle": main })));

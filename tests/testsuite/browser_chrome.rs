@@ -30,95 +30,7 @@ use crate::browser::{Driver, Serve, chromedriver};
 use crate::browser_focus;
 use crate::support;
 
-/// Runs an asynchronous script: it ends by calling its last argument.
-pub(crate) fn exec_async(d: &Driver, script: &str, args: Value) -> Value {
-    d.cmd(
-        "POST",
-        "/execute/async",
-        Some(json!({ "script": script, "args": args })),
-    )
-}
-
-/// A Chrome DevTools command (media emulation, device metrics).
-fn cdp(d: &Driver, cmd: &str, params: Value) -> Value {
-    d.cmd(
-        "POST",
-        "/goog/cdp/execute",
-        Some(json!({ "cmd": cmd, "params": params })),
-    )
-}
-
-/// Whether a missing axe-core fails the test: in CI (`CI=true`, which also
-/// sets `AGENTX_REQUIRE_BROWSER` and `AGENTX_REQUIRE_SHARED=1`) it must run.
-fn axe_required() -> bool {
-    let set = |name: &str, value: Option<&str>| {
-        std::env::var(name).is_ok_and(|v| value.is_none_or(|want| v == want))
-    };
-    set("AGENTX_REQUIRE_BROWSER", None)
-        || set("AGENTX_REQUIRE_SHARED", Some("1"))
-        || set("CI", Some("true"))
-}
-
-/// The axe-core script, or `None` (the test is skipped) when it is not
-/// installed and [`axe_required`] is false.
-pub(crate) fn axe_source() -> Option<String> {
-    let path = std::env::var_os("AGENTX_AXE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| support::repo().join("target/axe/node_modules/axe-core/axe.min.js"));
-    match std::fs::read_to_string(&path) {
-        Ok(s) => Some(s),
-        Err(e) if axe_required() => panic!(
-            "axe-core is required here (CI, AGENTX_REQUIRE_BROWSER or AGENTX_REQUIRE_SHARED=1) \
-             but {} cannot be read ({e}): run `npm install --no-save --prefix target/axe axe-core@4`",
-            path.display()
-        ),
-        Err(_) => {
-            eprintln!(
-                "SKIPPED: axe-core is not installed ({}); run `npm install --no-save --prefix target/axe axe-core@4`",
-                path.display()
-            );
-            None
-        }
-    }
-}
-
-/// Window size and colour scheme of the next page loads.
-pub(crate) fn view(d: &Driver, width: u32, height: u32, dark: bool) {
-    cdp(
-        d,
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500}),
-    );
-    let scheme = if dark { "dark" } else { "light" };
-    cdp(
-        d,
-        "Emulation.setEmulatedMedia",
-        json!({"features": [{"name": "prefers-color-scheme", "value": scheme}]}),
-    );
-}
-
-/// The serious and critical axe violations of the page as it is now.
-fn axe_violations(d: &Driver, axe: &str) -> Vec<String> {
-    d.exec(
-        "if (!window.axe) { var s = document.createElement('script'); s.textContent = arguments[0]; document.head.appendChild(s); }",
-        json!([axe]),
-    );
-    let r = exec_async(
-        d,
-        "var done = arguments[arguments.length - 1];
-         axe.run(document, { resultTypes: ['violations'], preload: false }).then(function (r) {
-           done(r.violations.filter(function (v) { return v.impact === 'serious' || v.impact === 'critical'; })
-             .map(function (v) { return v.impact + ' ' + v.id + ' (' + v.help + '): ' + v.nodes.length + ' nodes, e.g. ' +
-               v.nodes.slice(0, 3).map(function (n) { return n.target.join(' ') + ' — ' + n.failureSummary; }).join(' | '); }));
-         }, function (e) { done(['axe failed: ' + e]); });",
-        json!([]),
-    );
-    r.as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect()
-}
+pub(crate) use crate::browser_axe::{axe_source, axe_violations, exec_async, view};
 
 /// The sites the test opens: the sample book exported, in one file, and a
 /// large book (for the page of all chapters); removed on drop.
@@ -218,6 +130,9 @@ fn browser_chrome_accessibility_and_layout() {
                 &format!("{kind} ({scheme})"),
             ));
         }
+        // The picker and a deployment page's selector on a phone.
+        problems.extend(axe_on_phone(&d, &axe, &pages[1..3], dark));
+        view(&d, 1400, 900, dark);
         // The search panel open, with results and badges.
         d.goto(&pages[1].1);
         open_search(&d, "deepseek-v4.1 c16");
@@ -241,6 +156,26 @@ fn browser_chrome_accessibility_and_layout() {
     keys_and_copy_names(&d, &sites);
     screenshots(&d, &sites);
     error_overlay(&d, &server, &axe);
+}
+
+/// Axe's serious and critical violations of `pages` at 390 px.
+fn axe_on_phone(d: &Driver, axe: &str, pages: &[(&str, String)], dark: bool) -> Vec<String> {
+    let scheme = if dark { "dark" } else { "light" };
+    let mut problems = Vec::new();
+    for (kind, url) in pages {
+        view(d, 390, 844, dark);
+        d.goto(url);
+        let v = axe_violations(d, axe);
+        eprintln!(
+            "axe, {kind} at 390 px, {scheme}: {} serious or critical violations",
+            v.len()
+        );
+        problems.extend(
+            v.into_iter()
+                .map(|v| format!("{kind} at 390 px ({scheme}): {v}")),
+        );
+    }
+    problems
 }
 
 /// The check can fail: axe reports a grey-on-white paragraph planted in the page.
@@ -300,11 +235,35 @@ fn phone_layout(d: &Driver, sites: &Sites) {
             "{page}: the page scrolls sideways at 390 px: {r}"
         );
         eprintln!("390 px, {page}: first heading at {top} px");
+        if page != "index.html" {
+            let (first, screens) = first_command_on_phone(d);
+            eprintln!(
+                "390 px, {page}: the first command ends at {first} px (two screens: {screens} px)"
+            );
+            assert!(
+                first <= screens,
+                "{page}: the first command ends at {first} px, after two screens ({screens} px)"
+            );
+        }
         assert_no_button_covers_code(d, page);
         let p = browser_focus::controls_and_focus(d, &format!("390 px, {page}"));
         assert!(p.is_empty(), "{}", p.join("\n"));
     }
     sidebar_toggles(d);
+}
+
+/// Where the first command of the shown launch ends on a phone (its top
+/// plus three lines, in page px), and two screens' height: the picker (or
+/// selector) and the first command are to be within two screens.
+pub(crate) fn first_command_on_phone(d: &Driver) -> (f64, f64) {
+    let r = d.exec(
+        "var pre = document.querySelector('.agentx-picker pre, div.agentx-set.agentx-shown pre');
+         var top = pre.getBoundingClientRect().top + scrollY;
+         var line = parseFloat(getComputedStyle(pre).lineHeight) || 19;
+         return [top + 3 * line + 12, 2 * innerHeight];",
+        json!([]),
+    );
+    (r[0].as_f64().unwrap(), r[1].as_f64().unwrap())
 }
 
 fn assert_no_button_covers_code(d: &Driver, page: &str) {

@@ -4,12 +4,13 @@
 //! standalone builder's): highlight.js has run on every command block, each
 //! block has mdBook's copy button and it copies exactly the decoded command,
 //! the sidebar toggle and the theme picker work; no page logs a console error.
-//! The installed `agentx.css` marks a command set opened by its link, in
-//! the colours of the theme picked.
+//! The installed assets mark a command set opened by its link, in the
+//! colours of the theme picked.
 //!
 //! AgentX's own features in mdBook's page (the installed `agentx.js`):
 //! every combination selected with the chips shows one set whose Copy all
-//! equals `decode`; a model page's selector opens its choice; Copy link
+//! equals `decode`; a model page's picker shows a launch whose Copy all
+//! equals `decode` and links to it; Copy link
 //! (added after every set heading, outside its text) copies a URL that,
 //! loaded afresh, selects the same set.
 
@@ -24,11 +25,13 @@ use crate::browser_selector::{self, STATE};
 use crate::support;
 
 /// Every page's counts: highlighted blocks, copy buttons, console errors.
+/// The model page's command window (pre.agentx-code, built by agentx.js
+/// after mdBook's scripts ran) has its own Copy buttons.
 const PAGE_FACTS: &str = r##"
-var blocks = document.querySelectorAll("main pre > code");
-var bash = document.querySelectorAll("main pre > code.language-bash");
-var highlighted = document.querySelectorAll("main pre > code.language-bash.hljs");
-var buttons = document.querySelectorAll("main pre .clip-button");
+var blocks = document.querySelectorAll("main pre:not(.agentx-code) > code");
+var bash = document.querySelectorAll("main pre:not(.agentx-code) > code.language-bash");
+var highlighted = document.querySelectorAll("main pre:not(.agentx-code) > code.language-bash.hljs");
+var buttons = document.querySelectorAll("main pre:not(.agentx-code) .clip-button");
 return { blocks: blocks.length, bash: bash.length, highlighted: highlighted.length,
          tokens: document.querySelectorAll("main pre > code.language-bash [class^=hljs-]").length,
          buttons: buttons.length };
@@ -114,7 +117,7 @@ fn pages(site: &Path) -> Vec<String> {
 }
 
 /// Polls `script` until it returns true.
-fn wait_until(d: &Driver, script: &str, what: &str) {
+pub(crate) fn wait_until(d: &Driver, script: &str, what: &str) {
     let t = Instant::now();
     while d.exec(script, json!([])) != Value::Bool(true) {
         assert!(t.elapsed() < Duration::from_secs(5), "{what}: timed out");
@@ -162,6 +165,7 @@ fn mdbook_output_in_a_browser() {
     assert_eq!(n, sets.len());
     eprintln!("mdbook browser: {n} combinations selected, one set shown each, Copy all = decode");
     model_page_selector(&d, &base);
+    control_text_sizes(&d, &base);
     copy_link_round_trip(&d, &base);
     sidebar_toggle(&d, &base);
     theme_picker_and_target(&d, &base);
@@ -218,23 +222,70 @@ fn copy_buttons_copy_the_decoded_commands(d: &Driver, base: &str) {
     );
 }
 
-/// A model page's selector is active and its Open link leads to the set
-/// it names, selected on its deployment chapter.
+/// A model page's picker shows a launch in its window, whose Copy all is
+/// what `decode` prints, and its link leads to the same set on its
+/// deployment chapter.
 fn model_page_selector(d: &Driver, base: &str) {
     d.goto(&format!("{base}models/glm-5.2.html"));
-    let href = d.exec(
-        "var a = document.querySelector('.agentx-selector-on a.agentx-open'); return a ? a.href : null;",
+    let r = d.exec(
+        "var w = document.querySelector('.agentx-picker .agentx-data-window'); if (!w) return null; \
+         window.__agentxLastCopy = null; w.querySelector('button.agentx-copy-all').click(); \
+         return [w.getAttribute('data-anchor'), window.__agentxLastCopy, \
+                 w.querySelector('.agentx-window-foot a').href];",
         json!([]),
     );
-    let href = href
-        .as_str()
-        .expect("models/glm-5.2.html: no active selector with an Open link");
-    let anchor = href
-        .rsplit_once('#')
-        .expect("the Open link has no anchor")
-        .1;
+    assert!(!r.is_null(), "models/glm-5.2.html: no picker with a window");
+    let anchor = r[0].as_str().unwrap();
+    let lib = Library::load(&support::repo(), Path::new("agentx")).unwrap();
+    let set = lib
+        .pages()
+        .flat_map(|(_, p)| p.command_sets())
+        .find(|s| s.anchor == anchor)
+        .unwrap_or_else(|| panic!("no set {anchor}"));
+    assert_eq!(
+        r[1].as_str(),
+        Some(set.copy_all_text().as_str()),
+        "{anchor}"
+    );
+    let href = r[2].as_str().unwrap();
+    assert!(href.ends_with(&format!("#{anchor}")), "{href}");
     d.goto(href);
     assert_eq!(d.exec(STATE, json!([]))["shown"], json!([anchor]), "{href}");
+}
+
+/// The smallest text of the AgentX controls (selector rows, chips, the
+/// command window's bar, tabs and buttons) on a page, in px, and what it is.
+pub(crate) const SMALLEST_CONTROL_TEXT: &str = r##"
+var least = [1000, ""];
+document.querySelectorAll(".agentx-selector-on *, .agentx-window-bar *, .agentx-tabs *, .agentx-block-actions *")
+  .forEach(function (e) {
+    var own = Array.prototype.some.call(e.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
+    if (!own || !e.getClientRects().length) return;
+    var px = parseFloat(getComputedStyle(e).fontSize);
+    if (px < least[0]) least = [px, e.tagName + "." + e.className + " " + e.textContent.trim().slice(0, 30)];
+  });
+return least;
+"##;
+
+/// Under mdBook (root font 10 px) the controls' text is at least 12 px on
+/// the model page's picker and a deployment page's selector.
+fn control_text_sizes(d: &Driver, base: &str) {
+    for page in [
+        "models/glm-5.2.html",
+        "models/glm-5.2/glm5-2-fp4-b300-sglang-agentic-mtp-0.html",
+    ] {
+        d.goto(&format!("{base}{page}"));
+        let least = d.exec(SMALLEST_CONTROL_TEXT, json!([]));
+        let px = least[0].as_f64().unwrap();
+        eprintln!(
+            "mdbook browser: {page}: smallest control text {px} px ({})",
+            least[1]
+        );
+        assert!(
+            (12.0..1000.0).contains(&px),
+            "{page}: control text {px} px: {least}"
+        );
+    }
 }
 
 /// Every set heading has one Copy link; the one of the shown set copies
@@ -291,12 +342,17 @@ fn sidebar_toggle(d: &Driver, base: &str) {
     wait_until(d, &back, "sidebar toggle back");
 }
 
-/// The outline colour of a set opened by its link, in a theme.
+/// The outline colour of a set opened by its link, in a theme: its window
+/// is marked.
 fn target_outline(d: &Driver, url: &str, anchor: &str) -> String {
+    d.goto(&format!(
+        "{base}intro.html",
+        base = url.rsplit_once("models/").unwrap().0
+    ));
     d.goto(&format!("{url}#{anchor}"));
     let r = d.exec(
-        "var h = document.getElementById(arguments[0]); var s = getComputedStyle(h); \
-         return [s.outlineStyle, s.outlineColor, h.matches(':target')];",
+        "var h = document.getElementById(arguments[0]).closest('div.agentx-set'); var s = getComputedStyle(h); \
+         return [s.outlineStyle, s.outlineColor, h.classList.contains('agentx-targeted')];",
         json!([anchor]),
     );
     assert_eq!(r[0], "solid", "{url}#{anchor}: not marked ({r})");

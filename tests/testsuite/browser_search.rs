@@ -125,6 +125,25 @@ const QUERIES: &[(&str, &str, &str)] = &[
          prefill worker; GLM-5.2's disagg#0 measured c24 with HiCache",
     ),
     (
+        "deepseek-v4.1 c16 sglang",
+        "DeepSeek-V4.1 » B300 · Agg TP4 · DSpark 5 » c16 · SGLang · No KV offload",
+        "sglang without dynamo names the SGLang router: the Dynamo + SGLang sets are left out (without \
+         sglang, agg#1's measured c16 behind Dynamo comes first); dspark#0 (B300) measured c16 behind \
+         SGLang with no offload, in progress",
+    ),
+    (
+        "16 gpus",
+        "GLM-5.2 » GB300 · Disagg 1P3D · prefill DEP4 · decode TP4 · MTP 2-1-3",
+        "a count and its noun are one word (16gpus, context 4): glm-5.2.json's disagg#0 and \
+         deepseek-v4.json's GB300 1P1D cell have gpus: 16; pages first, GLM-5.2 first in reading order",
+    ),
+    (
+        "4 nodes",
+        "GLM-5.2 » GB300 · Disagg 1P3D · prefill DEP4 · decode TP4 · MTP 2-1-3",
+        "nodes are the workers' nodes: one prefill and three decode workers of one node each (not the \
+         4 of MTP 4-1-5); DeepSeek-V4's GB300 1P1D cell has two workers of two nodes each, after it",
+    ),
+    (
         "combinations",
         "GLM-5.2 » GB300 · Agg DEP8 (2 nodes) · MTP 4-1-5 » Combinations",
         "a heading of every deployment chapter; the first in reading order",
@@ -278,7 +297,7 @@ fn search_box_with_keys(d: &Driver, base: &str) {
     );
     wait_for_url(d, &want);
     let targeted = d.exec(
-        "return document.getElementById(location.hash.slice(1)).classList.contains('targeted');",
+        "return document.getElementById(location.hash.slice(1)).closest('div.agentx-set').classList.contains('agentx-targeted');",
         json!([]),
     );
     assert_eq!(targeted, true, "the set opens highlighted");

@@ -4,9 +4,10 @@
 //! Every combination of the sample book (576) is selected with the chips of
 //! its deployment chapter: exactly one command set is shown, the URL is its
 //! anchor, and its Copy all text equals what `decode` prints. Every set's
-//! URL, loaded afresh, restores the same selection. From each model page,
-//! every set is reached by chip clicks in the first viewport and the
-//! "Open" link; back/forward walk the selections; no console errors.
+//! URL, loaded afresh, restores the same selection. On each model page,
+//! every set is chosen with the picker's chips, each click and Copy all in
+//! view, and its Copy all equals `decode` (browser_picker.rs); back/forward
+//! walk the selections; no console errors.
 //! Prints the counts and the figures of docs/BENCHMARKS.md (scroll height
 //! of the largest deployment page, clicks, bytes a page loads).
 
@@ -20,6 +21,7 @@ use serde_json::{Value, json};
 
 use crate::browser::{Driver, chromedriver};
 use crate::browser_chrome::view;
+use crate::browser_picker;
 use crate::support;
 
 /// Selects each listed set with the chips (concurrency, KV offload,
@@ -58,37 +60,6 @@ return { shown: shown.map(function (e) { return e.getAttribute("data-anchor"); }
          height: document.documentElement.scrollHeight };
 "##;
 
-/// From the model page's first choice: the chips clicked (row by row, top
-/// to bottom, only where the target differs) to reach a set, then the Open
-/// link. Then back to the first choice (its chips clicked the same way):
-/// the state of a fresh load, as the choice is the six chips.
-const FROM_MODEL: &str = r##"
-var t = arguments[0], first = arguments[1], clicks = 0, inView = true;
-var sel = document.querySelector(".agentx-selector-on");
-sel.scrollIntoView();
-var top = sel.getBoundingClientRect().top;
-function check(e) {
-  var r = e.getBoundingClientRect();
-  if (r.top < 0 || r.bottom > window.innerHeight) inView = false;
-}
-var keys = [["hw", t.hw], ["ckpt", t.ckpt], ["dep", t.dep], ["point", t.point], ["tier", t.tier], ["router", t.router]];
-keys.forEach(function (kv) {
-  var c = document.querySelector('.agentx-chip[data-row="' + kv[0] + '"][value="' + String(kv[1]).replace(/"/g, '\\"') + '"]');
-  if (!c) { inView = "no chip " + kv[0] + "=" + kv[1]; return; }
-  if (c.getAttribute("aria-pressed") !== "true") { check(c); c.click(); clicks++; }
-});
-var open = sel.querySelector("a.agentx-open");
-check(open);
-var href = open.getAttribute("href");
-first.forEach(function (kv) {
-  var c = document.querySelector('.agentx-chip[data-row="' + kv[0] + '"][value="' + String(kv[1]).replace(/"/g, '\\"') + '"]');
-  if (c && c.getAttribute("aria-pressed") !== "true") c.click();
-});
-var reset = Array.prototype.map.call(document.querySelectorAll('.agentx-chip[aria-pressed="true"]'),
-  function (c) { return c.getAttribute("data-row") + "=" + c.value; }).join(" ");
-return { clicks: clicks + 1, inView: inView, href: href, selectorTop: top, reset: reset };
-"##;
-
 /// A set of the sample book, with everything the browser test compares.
 pub(crate) struct Expected {
     /// Page (relative to the site) of its deployment chapter.
@@ -96,13 +67,26 @@ pub(crate) struct Expected {
     point: usize,
     tier: &'static str,
     router: &'static str,
-    copy_all: String,
+    /// What `decode` prints for it.
+    pub(crate) copy_all: String,
+}
+
+impl Expected {
+    /// Page (relative to the site) of its deployment chapter.
+    pub(crate) fn page(&self) -> &str {
+        &self.page
+    }
 }
 
 /// Every set of the exported site, by anchor, with its page: the pages are
 /// read from the site (`data-anchor` of each set), the text from the decoder.
 pub(crate) fn expected(site: &Path) -> HashMap<String, Expected> {
-    let lib = Library::load(&support::repo(), Path::new("agentx")).unwrap();
+    expected_in(&support::repo(), Path::new("agentx"), site)
+}
+
+/// [`expected`] of the book at `book` whose data is in `data_dir`.
+pub(crate) fn expected_in(book: &Path, data_dir: &Path, site: &Path) -> HashMap<String, Expected> {
+    let lib = Library::load(book, data_dir).unwrap();
     let mut page_of: HashMap<String, String> = HashMap::new();
     for (rel, bytes) in support::files_under(site) {
         let rel = rel.to_string_lossy().replace('\\', "/");
@@ -281,100 +265,6 @@ fn back_and_forward(d: &Driver, base: &str, page: &str) {
     assert_eq!(shown(), json!([target]), "the Combinations table's link");
 }
 
-/// A target for FROM_MODEL: the chip values of a set.
-fn model_target(model_data: &Value, anchor: &str) -> Option<Value> {
-    for (di, dep) in model_data["deps"].as_array().unwrap().iter().enumerate() {
-        for s in dep["sets"].as_array().unwrap() {
-            if s[3] == anchor {
-                return Some(json!({"hw": dep["hw"], "ckpt": dep["ckpt"], "dep": di,
-                    "point": s[0], "tier": s[1], "router": s[2]}));
-            }
-        }
-    }
-    None
-}
-
-/// From every model page to every one of its sets: the clicks, all in the
-/// first viewport; the Open link leads to the set. Returns (sets, most clicks).
-fn clicks_from_model_pages(
-    d: &Driver,
-    base: &str,
-    sets: &HashMap<String, Expected>,
-) -> (usize, u64) {
-    let models: Vec<String> = {
-        let mut v: Vec<String> = sets
-            .values()
-            .map(|e| e.page.rsplit_once('/').unwrap().0.to_string() + ".html")
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
-    let (mut n, mut most) = (0, 0);
-    for model in models {
-        let url = format!("{base}{model}");
-        d.goto(&url);
-        let data: Value = serde_json::from_str(
-            d.exec(
-                "return document.querySelector('script.agentx-selector-data').textContent;",
-                json!([]),
-            )
-            .as_str()
-            .unwrap(),
-        )
-        .unwrap();
-        let mut anchors: Vec<&String> = sets
-            .iter()
-            .filter(|(_, e)| {
-                e.page
-                    .starts_with(&format!("{}/", model.trim_end_matches(".html")))
-            })
-            .map(|(a, _)| a)
-            .collect();
-        anchors.sort();
-        // The first choice, as chips (row, value), and as the pressed chips.
-        let first = d.exec(
-            "return Array.prototype.map.call(document.querySelectorAll('.agentx-chip[aria-pressed=\"true\"]'), \
-             function (c) { return [c.getAttribute('data-row'), c.value]; });",
-            json!([]),
-        );
-        let first_pressed: Vec<String> = first
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|kv| format!("{}={}", kv[0].as_str().unwrap(), kv[1].as_str().unwrap()))
-            .collect();
-        for (i, a) in anchors.iter().enumerate() {
-            let t = model_target(&data, a).unwrap_or_else(|| panic!("{model}: no {a} in the data"));
-            let r = d.exec(FROM_MODEL, json!([t, first]));
-            assert_eq!(r["inView"], true, "{model} → {a}: {r}");
-            assert_eq!(
-                r["reset"],
-                json!(first_pressed.join(" ")),
-                "{model}: back to the first choice"
-            );
-            let href = r["href"].as_str().unwrap();
-            assert!(href.ends_with(&format!("#{a}")), "{model} → {a}: {r}");
-            most = most.max(r["clicks"].as_u64().unwrap());
-            // Follow the link for some of them: the set is what shows.
-            if i % 40 == 0 {
-                let dir = url.rsplit_once('/').unwrap().0;
-                d.goto(&format!("{dir}/{href}"));
-                assert_eq!(
-                    d.exec(STATE, json!([]))["shown"],
-                    json!([a]),
-                    "{model} → {a}"
-                );
-                d.goto(&url);
-            }
-            n += 1;
-        }
-        let errors = d.console_errors();
-        assert!(errors.is_empty(), "{model}: console errors: {errors:?}");
-    }
-    (n, most)
-}
-
 fn gzip_len(bytes: &[u8]) -> usize {
     let mut child = Command::new("gzip")
         .arg("-9c")
@@ -478,7 +368,16 @@ fn browser_selector_every_combination() {
     let t2 = t.elapsed();
     let largest = largest_page(&sets);
     back_and_forward(&d, &base, &largest);
-    let (reached, most_clicks) = clicks_from_model_pages(&d, &base, &sets);
+    let picked = browser_picker::drive_model_pages(&d, &base, &sets, 1, true);
+    let model_urls = browser_picker::model_urls_restore(&d, &base, &sets, 9);
+    let (landed, switches) = browser_picker::hardware_switches(&d, &base, &sets);
+    eprintln!(
+        "hardware switches landing on a measured launch: {landed}/{switches} (deployment chips in one column)"
+    );
+    assert_eq!(
+        landed, switches,
+        "a hardware switch landed on a derived launch"
+    );
     eprintln!(
         "(chips {} ms, URLs {} ms, from model pages {} ms)",
         t1.as_millis(),
@@ -486,14 +385,16 @@ fn browser_selector_every_combination() {
         (t.elapsed() - t2).as_millis()
     );
     eprintln!(
-        "selector: {selected} combinations selected with the chips (one set shown, URL = its anchor, \
-         Copy all = decode), {restored} URLs restored in a fresh load, {reached} sets reached from \
-         their model page in at most {most_clicks} clicks, all in the first viewport"
+        "selector: {selected} combinations selected with a deployment page's chips (one set shown, \
+         URL = its anchor, Copy all = decode), {restored} URLs restored in a fresh load; picker: {} \
+         sets chosen on their model page ({} pages) in at most {} clicks, each click and Copy all \
+         in view, Copy all = decode; {model_urls} model-page URLs restored",
+        picked.sets, picked.pages, picked.most_clicks
     );
     assert_eq!(selected, sets.len());
     assert_eq!(restored, sets.len());
-    assert_eq!(reached, sets.len());
-    assert!(most_clicks <= 6, "{most_clicks} clicks");
+    assert_eq!(picked.sets, sets.len());
+    assert!(picked.most_clicks <= 6, "{} clicks", picked.most_clicks);
 
     // The largest deployment chapter: how long it is with the selector, and
     // with every set shown.

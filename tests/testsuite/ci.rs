@@ -241,7 +241,7 @@ fn failing_pull_request(job: &Yaml, origin: &Path, bad: &Path, stubs: &Path) {
         report.contains("**Checks failed: argument errors: "),
         "{report}"
     );
-    assert!(report.contains("--mem-fraction-statik"), "{report}");
+    assert!(report.contains("-\\-mem-fraction-statik"), "{report}");
     assert_eq!(support::read(&home.join("posted.md")), report);
     assert!(
         support::read(&home.join("calls.log"))

@@ -6,9 +6,12 @@
 mod agent_files;
 mod bounds;
 mod browser;
+mod browser_axe;
 mod browser_chrome;
 mod browser_focus;
 mod browser_mdbook;
+mod browser_picker;
+mod browser_real;
 mod browser_search;
 mod browser_selector;
 mod check;

@@ -82,6 +82,8 @@ fn install_on_a_fresh_mdbook_init_book() {
     assert_eq!(
         &toml[before.len()..],
         "\n[preprocessor.agentx]\n\n[output.html]\nadditional-css = [\"agentx.css\"]\nadditional-js = [\"agentx.js\"]\n\n\
+         [output.html.search.chapter]\nchapter_1 = { enable = false }\n\n\
+         [output.html.print]\nenable = false\n\n\
          [build]\nextra-watch-dirs = [\"agentx\"]\n"
     );
     let files = snapshot(&book);
@@ -100,6 +102,9 @@ fn install_on_a_fresh_mdbook_init_book() {
         stderr(&out)
     );
     let site = book.join("book");
+    // mdBook accepted the search key (it fails a build on a key that
+    // matches no chapter: `- [Chapter 1](./chapter_1.md)` is `chapter_1`).
+    assert!(!site.join("print.html").exists(), "the print page is off");
     let chapter = support::read(&site.join("chapter_1.html"));
     assert!(chapter.contains("Agentic Long-Context Deployment"));
     // mdBook names the asset by its hash (agentx-<hash>.css) and links it.

@@ -132,3 +132,66 @@ fn titles_are_unique_and_name_the_model() {
         seen.len()
     );
 }
+
+/// Code-like data text (a flag in a deployment's detail, quotes, dots)
+/// reads as written everywhere a page shows it: `<title>`, h1, set
+/// headings, tables, the sidebar, the standalone build and real mdBook
+/// (whose smart punctuation, on by default, made `--max-running-requests`
+/// read `–max-running-requests`).
+#[test]
+fn code_like_text_is_not_made_typographic() {
+    let book = support::mini_book("smart-punctuation");
+    let data = book.join("data/mini.json");
+    let text = std::fs::read_to_string(&data).unwrap();
+    let detail = "MTP 3-1-4 · --max-running-requests 48 · \\\"q\\\" it's...";
+    let edited = text.replacen(
+        "\"detail\": \"MTP 3-1-4\"",
+        &format!("\"detail\": \"{detail}\""),
+        1,
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&data, edited).unwrap();
+    let flag = "--max-running-requests 48";
+    let mut sites = vec![("standalone", book.join("site"))];
+    mdbook_agentx::build(
+        &book,
+        &mdbook_agentx::BuildOptions {
+            dest: Some(book.join("site")),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    if support::mdbook_available() {
+        support::mdbook_build(&book, Path::new("mdbook-site"));
+        sites.push(("mdbook", book.join("mdbook-site")));
+    }
+    for (what, site) in sites {
+        let mut titles = 0;
+        for (rel, bytes) in support::files_under(&site) {
+            let rel = rel.to_string_lossy();
+            if !(rel.ends_with(".html") || rel.ends_with(".js")) || rel.contains("agentx") {
+                continue;
+            }
+            let html = String::from_utf8_lossy(&bytes);
+            for typographic in ["–max", "—max", "“q", "q”", "it’s", "it's…", "it&#39;s…"]
+            {
+                assert!(!html.contains(typographic), "{what} {rel}: {typographic}");
+            }
+            if html.contains(&format!(
+                "<title>Mini-Test · H200 · Agg TP4 · MTP 3-1-4 · {flag}"
+            )) {
+                titles += 1;
+                // The page's heading (mdBook's menu title is an h1 too).
+                let h1 = html
+                    .split("<h1 id=")
+                    .nth(1)
+                    .and_then(|h| h.split("</h1>").next());
+                assert!(
+                    h1.is_some_and(|h| h.contains(flag)),
+                    "{what} {rel}: h1 {h1:?}"
+                );
+            }
+        }
+        assert_eq!(titles, 1, "{what}: the deployment page's title");
+    }
+}

@@ -394,7 +394,11 @@ fn report_fails_on_a_failing_check_and_names_a_bad_base() {
     );
     let md = String::from_utf8(out.stdout).unwrap();
     assert!(md.contains("**Checks failed: argument errors: "), "{md}");
-    assert!(md.contains("--mem-fraction-statik: unknown option"), "{md}");
+    // `-\\-` reads `--` (escape::text keeps `--` from smart punctuation).
+    assert!(
+        md.contains("-\\-mem-fraction-statik: unknown option"),
+        "{md}"
+    );
 
     let out = bin(&book, &["report", "--base", "origin/main"]);
     assert_eq!(out.status.code(), Some(1));

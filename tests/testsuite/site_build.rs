@@ -52,13 +52,14 @@ fn sample_book_links_and_anchors_resolve() {
     let sets = support::sample_counts().command_sets;
     assert_eq!(report.command_sets, sets);
     let files = files_under(&out);
-    // Every command set has a Copy link button and its blocks Copy buttons.
+    // Every command set's heading is in the page (agentx.js adds its Copy
+    // link button), and its blocks have Copy buttons.
     let all: String = files
         .iter()
         .filter(|(p, _)| p.extension().is_some_and(|e| e == "html"))
         .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
         .collect();
-    assert_eq!(all.matches("class=\"copy-link\"").count(), sets);
+    assert_eq!(all.matches("class=\"agentx-set\">").count(), sets);
     assert!(all.matches("class=\"copy-code\"").count() > sets * 2);
     // The search index names every command set once, with its page's URL.
     let index = support::read(&out.join("search-index.js"));

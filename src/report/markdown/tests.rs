@@ -126,7 +126,8 @@ fn sections_in_order_each_saying_what_was_checked() {
         "</details>",
         "| `img:1` | `sglang.launch_server` | v1 | 4 | 2 | 1 | ✗ 3/4 |",
         "| **Total** | | | 4 | 2 | 1 | 3/4 |",
-        "- ✗ P\\|Q · c#0 · c4 · none · sglang · 1. Worker: --tp-siez: unknown option",
+        // `-\\-` reads `--` (smart punctuation would make `--` a dash).
+        "- ✗ P\\|Q · c#0 · c4 · none · sglang · 1. Worker: -\\-tp-siez: unknown option",
         "| `img:1` | `sglang.launch_server` | v1 | hicache, mooncake | 3 | 1 |",
         "| **Total** | | | | 3 | 1 |",
         "- ×2 `img:1` · `sglang.launch_server` (v1): `--old`: deprecated",

@@ -76,6 +76,8 @@ fn row(model: &str, chapter: &str, title: &str, sets: usize) -> OverviewRow {
         checkpoint: "ck".into(),
         label: "Agg TP4".into(),
         detail: None,
+        gpus: 4,
+        nodes: 1,
         status: crate::decode::Status::Derived,
         sets: Vec::new(),
     };

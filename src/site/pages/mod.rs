@@ -1,5 +1,6 @@
 //! A chapter's page: its Markdown → HTML body ([`page_html`], with
-//! [`heading_ids`] and [`table`]), the sidebar ([`sidebar`]), the page laid
+//! [`heading_ids`] and [`table`]; a model page's whole launch data split
+//! out beside it by [`lazy`]), the sidebar ([`sidebar`]), the page laid
 //! out in its template ([`layout`]), the landing page's table of models
 //! ([`overview`]), and the check of the built pages' links and ids
 //! ([`links`]).
@@ -9,6 +10,7 @@
 
 pub(super) mod heading_ids;
 pub(super) mod layout;
+pub(super) mod lazy;
 pub(crate) mod links;
 pub(super) mod overview;
 pub(crate) mod page_html;

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Tag, TagEnd, html};
 
@@ -60,6 +61,9 @@ pub(crate) enum HeadingKind {
 pub(crate) struct RenderedMarkdown {
     pub html: String,
     pub headings: Vec<Heading>,
+    /// Files written beside the page (a model page's whole launch data,
+    /// site/pages/lazy.rs), paths relative to the site.
+    pub beside: Vec<(PathBuf, Arc<Vec<u8>>)>,
 }
 
 /// Renders a chapter. `chapter` is its path relative to the source dir;
@@ -135,6 +139,7 @@ pub(crate) fn render(
     RenderedMarkdown {
         html: body,
         headings: r.headings,
+        beside: Vec::new(),
     }
 }
 
@@ -279,21 +284,24 @@ impl ChapterRender<'_> {
             }
             h.push('"');
         }
-        h.push_str("><a class=\"header\" href=\"#");
-        h.push_str(&id_attr);
-        h.push_str("\">");
-        h.push_str(&inner_html);
-        h.push_str("</a></h");
+        // A command set's and a process's heading link to themselves no
+        // more, and a set's Copy link button (which needs JavaScript) is
+        // added by agentx.js: on the largest real pages, the 60 sets' self-
+        // links and buttons were 2-3 KB of the gzipped page (issue 26: at
+        // most 25 KB). Other headings keep their self-link.
+        if kind == HeadingKind::Plain {
+            h.push_str("><a class=\"header\" href=\"#");
+            h.push_str(&id_attr);
+            h.push_str("\">");
+            h.push_str(&inner_html);
+            h.push_str("</a></h");
+        } else {
+            h.push('>');
+            h.push_str(&inner_html);
+            h.push_str("</h");
+        }
         h.push(char::from(b'0' + lvl));
         h.push_str(">\n");
-        // Outside the heading, so the heading's text is the set's name only.
-        if kind == HeadingKind::Set {
-            h.push_str("<p class=\"set-actions\"><button type=\"button\" class=\"copy-link\" data-anchor=\"");
-            h.push_str(&id_attr);
-            h.push_str("\" aria-label=\"Copy link to ");
-            html_into(&mut h, &text);
-            h.push_str("\">Copy link</button></p>\n");
-        }
         self.names.heading(kind, &text, &full_id);
         self.headings.push(Heading {
             level: lvl,
@@ -481,7 +489,17 @@ mod tests {
         let ids: Vec<&str> = r.headings.iter().map(|h| h.id.as_str()).collect();
         assert_eq!(ids, ["title", "sub", "sub-1", "set-a"]);
         assert_eq!(r.headings[3].kind, HeadingKind::Set);
-        assert!(r.html.contains("<h3 id=\"set-a\" class=\"agentx-set\"><a class=\"header\" href=\"#set-a\">c4 · SGLang</a></h3>\n<p class=\"set-actions\"><button type=\"button\" class=\"copy-link\" data-anchor=\"set-a\" aria-label=\"Copy link to c4 · SGLang\">Copy link</button></p>"), "{}", r.html);
+        // A set's heading has no self-link; its Copy link comes from agentx.js.
+        assert!(
+            r.html
+                .contains("<h3 id=\"set-a\" class=\"agentx-set\">c4 · SGLang</h3>\n<p>"),
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html
+                .contains("<h2 id=\"sub\"><a class=\"header\" href=\"#sub\">Sub</a></h2>")
+        );
         assert!(r.html.contains("href=\"other.html#a\""));
         assert!(r.html.contains("href=\"../b.html\""));
         assert!(r.html.contains("href=\"https://e.com/a.md\""));
@@ -533,7 +551,6 @@ mod tests {
             [
                 "Copy code: Page",
                 "Copy code: Setup",
-                "Copy link to c4 · SGLang",
                 "Copy Prefill worker",
                 "Copy nats.conf",
                 "Copy Prefill worker",

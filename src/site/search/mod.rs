@@ -15,14 +15,14 @@
 //! { v: 1, w: [word…],
 //!   p: [[title, url, anchorBase, model, status, titleTok, ctxTok, idTok, statusTok]…],  pages
 //!   h: [[page, text, id, titleTok]…],                                       headings
-//!   s: [[page, anchor, title, status, titleTok, ctxTok, idTok, group]…],    command sets
+//!   s: [[page, anchor, title, status, titleTok, ctxTok, idTok, group, router]…],  sets
 //!   g: [[tok…]…] }                                                           flags, env, processes
 //! ```
 //! A set's context is its own (status, tier, router ids) plus its page's
 //! title and context; its ids are its anchor plus its page's (the cell id).
 //!
-//! May use: `decode`, `preprocessor`, `util`; of the site: `pages` (headings,
-//! the overview rows).
+//! May use: `data` (routers), `decode`, `preprocessor`, `util`; of the
+//! site: `pages` (headings, the overview rows).
 
 mod tokens;
 
@@ -76,6 +76,8 @@ impl Dictionary {
 #[derive(Debug, Clone, PartialEq)]
 struct DeploymentRecord {
     model: String,
+    /// The chapter whose directive shows it.
+    model_chapter: PathBuf,
     status: &'static str,
     status_tok: Vec<u32>,
     ctx: Vec<u32>,
@@ -88,6 +90,7 @@ struct SetRecord {
     anchor: String,
     title: String,
     status: &'static str,
+    router: &'static str,
     title_tok: Vec<u32>,
     ctx_tok: Vec<u32>,
     id_tok: Vec<u32>,
@@ -167,6 +170,7 @@ impl Catalog {
                     anchor: s.anchor.clone(),
                     title: s.title.clone(),
                     status: s.status,
+                    router: s.router,
                     title_tok: renumber(&s.title_tok),
                     ctx_tok: renumber(&s.ctx_tok),
                     id_tok: renumber(&s.id_tok),
@@ -175,6 +179,7 @@ impl Catalog {
                 .collect();
             let record = DeploymentRecord {
                 model: d.model.clone(),
+                model_chapter: d.model_chapter.clone(),
                 status: d.status,
                 status_tok: renumber(&d.status_tok),
                 ctx: renumber(&d.ctx),
@@ -183,6 +188,15 @@ impl Catalog {
             };
             self.deployments.insert(chapter.clone(), record);
         }
+    }
+
+    /// The model, model chapter (relative to the source dir) and set
+    /// anchors of a deployment chapter, or `None` for any other chapter.
+    pub(super) fn deployment_of(&self, chapter: &Path) -> Option<(&str, &Path, Vec<&str>)> {
+        self.deployments.get(chapter).map(|d| {
+            let sets = d.sets.iter().map(|s| s.anchor.as_str()).collect();
+            (d.model.as_str(), d.model_chapter.as_path(), sets)
+        })
     }
 
     /// The number of a token group, given one if new.
@@ -210,6 +224,7 @@ impl Catalog {
                 &d.checkpoint,
                 &d.label,
                 detail,
+                &size_words(d.gpus, d.nodes),
             ]);
             // The deployment's own status: its page matches it, its sets
             // match their own.
@@ -218,6 +233,7 @@ impl Catalog {
             let sets = d.sets.iter().map(|s| self.set_record(s)).collect();
             let record = DeploymentRecord {
                 model: d.model.clone(),
+                model_chapter: d.model_chapter.clone(),
                 status: d.status.id(),
                 status_tok,
                 ctx,
@@ -256,15 +272,35 @@ impl Catalog {
             anchor: s.anchor.clone(),
             title: s.title.clone(),
             status: s.status.id(),
+            router: s.router.id(),
             title_tok: self.dict.ids_of([s.title.as_str()]),
             ctx_tok: self.dict.ids_of([
                 status_words(&s.status).as_str(),
                 s.tier.id(),
-                s.router.id(),
+                router_words(s.router),
             ]),
             id_tok: vec![self.dict.id(&s.anchor.to_lowercase())],
             group,
         }
+    }
+}
+
+/// The words a deployment's size is found by: `12gpus` and `12gpu`,
+/// `2nodes` and `2node`, and the nouns alone; book.js reads a query's
+/// `12 gpus` as `12gpus` (a count alone would also match `4` of `MTP
+/// 4-1-5`).
+fn size_words(gpus: u32, nodes: u32) -> String {
+    format!("gpus gpu {gpus}gpus {gpus}gpu nodes node {nodes}nodes {nodes}node")
+}
+
+/// The words a set's router is found by. `sglang` alone also names the
+/// engine every set runs, so agentx's search reads a query with `sglang`
+/// and without `dynamo` as the SGLang router (book.js); `router` and
+/// `frontend` name the front door.
+fn router_words(r: crate::data::Router) -> &'static str {
+    match r {
+        crate::data::Router::Sglang => "sglang sglang-router router",
+        crate::data::Router::Dynamo => "dynamo dynamo+sglang dynamo-frontend router frontend",
     }
 }
 
@@ -312,7 +348,8 @@ type PageRow<'a> = (
 /// A heading: `[page, text, id, titleTok]`.
 type HeadingRow<'a> = (usize, &'a str, &'a str, Vec<u32>);
 
-/// A command set: `[page, anchor, title, status, titleTok, ctxTok, idTok, group]`.
+/// A command set: `[page, anchor, title, status, titleTok, ctxTok, idTok,
+/// group, router]`.
 type SetRow<'a> = (
     usize,
     String,
@@ -322,6 +359,7 @@ type SetRow<'a> = (
     &'a [u32],
     &'a [u32],
     u32,
+    &'static str,
 );
 
 /// The whole index, its fields in the order they are written.
@@ -391,6 +429,7 @@ pub(super) fn search_index_json(catalog: &Catalog, pages: &[SearchPage]) -> Resu
                 &set.ctx_tok[..],
                 &set.id_tok[..],
                 set.group,
+                set.router,
             ));
         }
     }
@@ -436,119 +475,4 @@ pub(super) fn site_page(source: &Path, title: &str, url: &str, headings: &[Headi
 }
 
 #[cfg(test)]
-mod tests {
-    use std::collections::HashSet;
-
-    use serde_json::Value;
-
-    use super::*;
-    use crate::site::{BuildOptions, Site};
-    use crate::test_support::mini_book;
-
-    /// The index of the mini fixture book, rendered in memory.
-    fn mini_index() -> (Site, Value) {
-        let book = mini_book("search-index");
-        let site = Site::load(&book).unwrap();
-        let files = site.render_files(&BuildOptions::default()).unwrap();
-        let script = files
-            .iter()
-            .find(|f| f.path == Path::new(SEARCH_INDEX))
-            .unwrap();
-        let text = String::from_utf8(script.bytes.to_vec()).unwrap();
-        let json = text
-            .strip_prefix("window.AGENTX_SEARCH_INDEX = ")
-            .and_then(|t| t.strip_suffix(";\n"))
-            .unwrap();
-        (site, serde_json::from_str(json).unwrap())
-    }
-
-    fn words(index: &Value, ids: &Value) -> Vec<String> {
-        ids.as_array()
-            .unwrap()
-            .iter()
-            .map(|i| {
-                index["w"][i.as_u64().unwrap() as usize]
-                    .as_str()
-                    .unwrap()
-                    .to_string()
-            })
-            .collect()
-    }
-
-    #[test]
-    fn every_set_once_with_its_words() {
-        let (site, index) = mini_index();
-        let sets = index["s"].as_array().unwrap();
-        let manifest: Vec<_> = site.manifest.iter().flat_map(|m| m.iter()).collect();
-        assert_eq!(sets.len(), manifest.len());
-        let anchors: HashSet<&str> = sets.iter().map(|s| s[1].as_str().unwrap()).collect();
-        for e in manifest {
-            assert!(anchors.contains(e.id.as_str()), "{} not indexed", e.id);
-        }
-        // Words are distinct; sets with the same flags share a group.
-        let w = index["w"].as_array().unwrap();
-        assert_eq!(w.iter().collect::<HashSet<_>>().len(), w.len());
-        assert!(index["g"].as_array().unwrap().len() < sets.len());
-        // The mini book shows its H200 cell (`hardware="h200"`). Its c8/c16
-        // Mooncake set behind Dynamo (decode_rules' snapshot of the same set
-        // lists its commands): title, flags, env names, programs, cell.
-        let s = sets
-            .iter()
-            .find(|s| s[1] == "mini-fp8-h200-sglang-agentic-mtp-0-c8-16-mooncake-dynamo")
-            .unwrap();
-        let title = words(&index, &s[4]);
-        for t in ["c8", "c16", "dynamo", "sglang", "mooncake", "store"] {
-            assert!(title.contains(&t.to_string()), "{t} in {title:?}");
-        }
-        let body = words(&index, &index["g"][s[7].as_u64().unwrap() as usize]);
-        for t in [
-            "mooncake_master",
-            "etcd",
-            "etcd_ip",
-            "ib_devices",
-            "mooncake_global_segment_size",
-            "enable-unified-cache-external-linker",
-            "unified-cache-external-linker-backend",
-            "dynamo.frontend",
-            "aggregated",
-            "worker",
-        ] {
-            assert!(body.contains(&t.to_string()), "{t} in the body");
-        }
-        assert!(
-            !body.contains(&"example/mini-fp8".to_string()),
-            "flag values are not indexed"
-        );
-        let page = &index["p"][s[0].as_u64().unwrap() as usize];
-        let id = words(&index, &page[7]);
-        for t in [
-            "mini-fp8-h200-sglang-agentic-mtp#0",
-            "mini-fp8-h200-sglang-agentic-mtp",
-            "mtp#0",
-        ] {
-            assert!(id.contains(&t.to_string()), "{t} in {id:?}");
-        }
-    }
-
-    /// A derived set is not found by its deployment's status: the
-    /// deployment's status words are its page's only.
-    #[test]
-    fn status_words_stay_with_their_entry() {
-        let (_, index) = mini_index();
-        for s in index["s"].as_array().unwrap() {
-            let ctx = words(&index, &s[5]);
-            let page = &index["p"][s[0].as_u64().unwrap() as usize];
-            let page_ctx = words(&index, &page[6]);
-            let derived = s[3] == "derived";
-            assert_eq!(ctx.contains(&"derived".to_string()), derived, "{s}");
-            assert_eq!(
-                ctx.contains(&"verified".to_string()),
-                s[3].as_str().unwrap().starts_with("verified")
-            );
-            assert!(
-                !page_ctx.iter().any(|w| w == "verified" || w == "derived"),
-                "{page}"
-            );
-        }
-    }
-}
+mod tests;

@@ -144,8 +144,9 @@ fn text_table() {
         ("10) x", "10\\) x"),
         ("x - 1.", "x - 1."),
         ("3.10", "3.10"),
-        ("-5 --x", "-5 --x"),
-        ("-- x", "\\-- x"),
+        ("-5 --x", "-5 -\\-x"),
+        ("-- x", "\\-\\- x"),
+        ("it's \"x\"...", "it\\'s \\\"x\\\".\\.\\."),
         ("1.", "1\\."),
         ("PR #4174", "PR #4174"),
         ("#1 a # b ##", "\\#1 a \\# b \\#\\#"),
@@ -390,6 +391,27 @@ proptest! {
         match safe_url(&s) {
             Some(_) => prop_assert_eq!(dest.as_deref(), Some(s.as_str())),
             None => prop_assert_eq!(dest, None),
+        }
+    }
+}
+
+/// Under smart punctuation (mdBook's default) the text stays as written:
+/// flags, ids, quotes and dots are not made typographic (issue 26).
+#[test]
+fn text_is_exact_under_smart_punctuation() {
+    let smart = MarkdownConfig::default();
+    for s in CASES.iter().copied().chain([
+        "--max-running-requests 48",
+        "a---b -- c - d",
+        "it's \"quoted\" 'single'",
+        "wait... .. ....",
+        "dsv4--x · -",
+    ]) {
+        for md in [text(s), format!("# {} {{#id}}", text(s))] {
+            let events: Vec<Event<'_>> = smart.parser(&md).collect();
+            let (got, markup) = inline_text(&events);
+            assert_eq!(got, shown(s), "{md:?}");
+            assert!(markup.is_empty(), "{md:?}: {markup:?}");
         }
     }
 }
