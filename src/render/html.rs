@@ -19,6 +19,31 @@ pub(crate) fn script_json<T: serde::Serialize + ?Sized>(v: &T) -> String {
     escape::script_json(v).unwrap_or_else(|_| "null".into())
 }
 
+/// A hidden mount for a script (`<div class="MOUNT" hidden>`) and its data
+/// (`<script type="application/json" class="DATA">`), both classes fixed
+/// literals of the caller, the data's JSON written by [`script_json`]. One
+/// buffer of the final size: `format!` grew it by doubling, copying the
+/// (long) JSON each time.
+pub(crate) fn mount_with_data<T: serde::Serialize + ?Sized>(
+    mount: &'static str,
+    data: &'static str,
+    v: &T,
+) -> String {
+    let json = script_json(v);
+    let pieces = [
+        "<div class=\"",
+        mount,
+        "\" hidden></div>\n<script type=\"application/json\" class=\"",
+        data,
+        "\">",
+        &json,
+        "</script>\n\n",
+    ];
+    let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+    pieces.iter().for_each(|p| out.push_str(p));
+    out
+}
+
 /// A status badge: `<span class="agentx-badge agentx-badge-<id>">` with
 /// `label` (the exact label, or a short mark of it) as Markdown text, which
 /// the parser reads between the two tags.

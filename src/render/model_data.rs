@@ -45,15 +45,8 @@ pub(super) fn model_data_html(
     dir: &str,
     section: &str,
 ) -> String {
-    let json = html::script_json(&model_data(page, deployments, dir, section));
-    const HEAD: &str = "<div class=\"agentx-picker\" hidden></div>\n<script type=\"application/json\" \
-                        class=\"agentx-model-data\">";
-    const TAIL: &str = "</script>\n\n";
-    let mut out = String::with_capacity(HEAD.len() + json.len() + TAIL.len());
-    out.push_str(HEAD);
-    out.push_str(&json);
-    out.push_str(TAIL);
-    out
+    let data = model_data(page, deployments, dir, section);
+    html::mount_with_data("agentx-picker", "agentx-model-data", &data)
 }
 
 /// The JSON the picker reads (field order = key order).

@@ -23,17 +23,8 @@ use crate::decode::{CommandSet, ConfigFile, Deployment, UnavailableTier, concs_l
 /// A deployment page's selector: markup and its own data. `model` is the
 /// model page's section (`../glm-5.2.md#agentic-long-context-deployment`).
 pub(super) fn selector_html(model_name: &str, d: &Deployment, model: &str) -> String {
-    let json = html::script_json(&selector_data(model_name, d, model));
-    // One buffer of the final size: `format!` grew it by doubling, copying
-    // the (long) JSON each time.
-    const HEAD: &str = "<div class=\"agentx-selector\" hidden></div>\n<script type=\"application/json\" \
-                        class=\"agentx-selector-data\">";
-    const TAIL: &str = "</script>\n\n";
-    let mut out = String::with_capacity(HEAD.len() + json.len() + TAIL.len());
-    out.push_str(HEAD);
-    out.push_str(&json);
-    out.push_str(TAIL);
-    out
+    let data = selector_data(model_name, d, model);
+    html::mount_with_data("agentx-selector", "agentx-selector-data", &data)
 }
 
 // The JSON is written from these borrowed structs (field order = key
