@@ -222,6 +222,9 @@ struct ExpandedDirective {
     context: String,
 }
 
+/// A directive's `data=` and `page=`.
+type PageKey = (Option<String>, Option<String>);
+
 /// What the directives of one chapter share.
 struct ChapterState<'l> {
     lib: &'l Library,
@@ -234,7 +237,10 @@ struct ChapterState<'l> {
     anchors: HashSet<String>,
     next_number: HashMap<String, usize>,
     /// Pages decoded for this chapter, by `page=` / `data=`.
-    pages: HashMap<(Option<String>, Option<String>), Arc<DecodedPage>>,
+    pages: HashMap<PageKey, Arc<DecodedPage>>,
+    /// The picker's data, by page and `hardware=`: one per distinct
+    /// directive, however often it repeats.
+    pickers: HashMap<(PageKey, Option<Vec<String>>), Arc<render::ModelDataJson>>,
     /// Deployment chapters added so far.
     chapter_paths: HashSet<PathBuf>,
     /// Deployments summarized so far, by their chapter.
@@ -259,6 +265,7 @@ impl<'l> ChapterState<'l> {
             anchors: HashSet::new(),
             next_number: HashMap::new(),
             pages: HashMap::new(),
+            pickers: HashMap::new(),
             chapter_paths: HashSet::new(),
             summarized: HashSet::new(),
             listed_sets: HashSet::new(),
@@ -308,7 +315,25 @@ impl<'l> ChapterState<'l> {
                 context,
                 chapter: &lookup,
             });
-        let section = render::render_section(page, &deployments, &opts, &wanted, previous.as_ref());
+        let picker = self
+            .pickers
+            .entry((key.clone(), d.hardware.clone()))
+            .or_insert_with(|| {
+                Arc::new(render::model_data_json(
+                    page,
+                    &deployments,
+                    &opts.subchapter_dir,
+                ))
+            })
+            .clone();
+        let section = render::render_section(
+            page,
+            &deployments,
+            &picker,
+            &opts,
+            &wanted,
+            previous.as_ref(),
+        );
         refuse_section_links(&page.model, &section)?;
         let chapters: Vec<DeploymentChapter> = section
             .subchapters
@@ -341,11 +366,7 @@ impl<'l> ChapterState<'l> {
 
     /// The page a directive names (`key`: its `data` and `page`), decoded
     /// once per chapter however many directives name it.
-    fn page(
-        &mut self,
-        d: &Directive,
-        key: &(Option<String>, Option<String>),
-    ) -> Result<Arc<DecodedPage>> {
+    fn page(&mut self, d: &Directive, key: &PageKey) -> Result<Arc<DecodedPage>> {
         if let Some(p) = self.pages.get(key) {
             return Ok(p.clone());
         }
@@ -361,7 +382,7 @@ impl<'l> ChapterState<'l> {
     fn manifest_entries(
         &mut self,
         page: &DecodedPage,
-        key: &(Option<String>, Option<String>),
+        key: &PageKey,
         deployments: &[&decode::Deployment],
         opts: &SectionOptions,
     ) -> Vec<ManifestEntry> {
@@ -533,53 +554,4 @@ fn shown_deployments<'p>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_support::{fixture, read};
-
-    /// Two env values that load would refuse (the first opens a link),
-    /// deserialized here without that check: the command joins them into a
-    /// link mdBook would expand (the first value's quote and line
-    /// continuation become its target), and the generated Markdown is
-    /// refused.
-    #[test]
-    fn generated_markdown_with_a_joined_link_is_refused() {
-        let mut v: serde_json::Value =
-            serde_json::from_str(&read(&fixture("data/mini.json"))).unwrap();
-        v["envs"][0]["AAA"] = "{{#include /etc/passwd ".into();
-        v["envs"][0]["AAB"] = "}}".into();
-        let data: crate::data::AgentxData = serde_json::from_value(v).unwrap();
-        let page = decode::decode_page(&data).unwrap();
-        let deployments: Vec<&decode::Deployment> = page.deployments.iter().collect();
-        let opts = SectionOptions {
-            heading_level: 2,
-            anchor: SECTION_ANCHOR.into(),
-            subchapter_dir: "mini".into(),
-            chapter_file: "mini.md".into(),
-        };
-        let section = render::render_section(&page, &deployments, &opts, &|_| true, None);
-        let mut texts = vec![(None, section.markdown.as_str())];
-        texts.extend(
-            section
-                .subchapters
-                .iter()
-                .map(|s| (Some(s.rel_path.as_str()), s.markdown.as_str())),
-        );
-        let refused: Vec<String> = texts
-            .iter()
-            .filter_map(|(c, md)| refuse_mdbook_links(&page.model, *c, md).err())
-            .map(|e| e.to_string())
-            .collect();
-        assert!(!refused.is_empty(), "no generated text refused");
-        assert!(refused[0].contains("would hold"), "{}", refused[0]);
-        // In a deployment chapter the match runs from the first value over
-        // the line break into the second (the model page's data joins the
-        // two strings as JSON, and is refused as well).
-        assert!(
-            refused
-                .iter()
-                .any(|r| r.contains(r#""{{#include /etc/passwd ' \\\nAAB=\"}}""#)),
-            "{refused:?}"
-        );
-    }
-}
+mod tests;

@@ -225,7 +225,7 @@ impl<'a> Reuse<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{PreviousSection, SECTION_ANCHOR, render_section};
+    use crate::render::{PreviousSection, SECTION_ANCHOR, model_data_json, render_section};
     use crate::test_support::fixture;
 
     /// The section options of the mini fixture's chapter.
@@ -249,7 +249,8 @@ mod tests {
             context,
             chapter: &reused,
         });
-        let s = render_section(page, &all, &opts, &|_| true, previous.as_ref());
+        let picker = model_data_json(page, &all, "mini");
+        let s = render_section(page, &all, &picker, &opts, &|_| true, previous.as_ref());
         s.subchapters.into_iter().map(|c| c.markdown).collect()
     }
 
@@ -264,7 +265,8 @@ mod tests {
         assert!(page.deployments.len() >= 2);
         let all: Vec<&Deployment> = page.deployments.iter().collect();
         let opts = mini_options();
-        let first = render_section(&page, &all, &opts, &|_| true, None);
+        let picker = model_data_json(&page, &all, "mini");
+        let first = render_section(&page, &all, &picker, &opts, &|_| true, None);
         let fresh = section(&page, None);
         assert!(fresh.iter().all(|m| m != "REUSED"));
         let unchanged = section(&page, Some((&page, &first.context)));
@@ -292,9 +294,11 @@ mod tests {
         // The model's name, which every deployment chapter shows: none reused.
         let mut renamed = page.clone();
         renamed.model.push_str(" x");
+        let renamed_all: Vec<&Deployment> = renamed.deployments.iter().collect();
         let renamed_section = render_section(
             &renamed,
-            &renamed.deployments.iter().collect::<Vec<_>>(),
+            &renamed_all,
+            &model_data_json(&renamed, &renamed_all, "mini"),
             &opts,
             &|_| true,
             None,

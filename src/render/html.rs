@@ -21,22 +21,46 @@ pub(crate) fn script_json<T: serde::Serialize + ?Sized>(v: &T) -> String {
 
 /// A hidden mount for a script (`<div class="MOUNT" hidden>`) and its data
 /// (`<script type="application/json" class="DATA">`), both classes fixed
-/// literals of the caller, the data's JSON written by [`script_json`]. One
-/// buffer of the final size: `format!` grew it by doubling, copying the
-/// (long) JSON each time.
+/// literals of the caller, the data's JSON written by [`script_json`].
 pub(crate) fn mount_with_data<T: serde::Serialize + ?Sized>(
     mount: &'static str,
     data: &'static str,
     v: &T,
 ) -> String {
-    let json = script_json(v);
+    mount_with_json(mount, None, data, &script_json(v))
+}
+
+/// [`mount_with_data`] for JSON already written by [`script_json`], the
+/// mount with one more attribute (`name` a fixed literal, the value
+/// escaped here). One buffer of the final size: `format!` grew it by
+/// doubling, copying the (long) JSON each time.
+pub(crate) fn mount_with_json(
+    mount: &'static str,
+    extra: Option<(&'static str, &str)>,
+    data: &'static str,
+    json: &str,
+) -> String {
+    let (name, value) = match extra {
+        Some((name, value)) => (name, attribute(value)),
+        None => ("", String::new()),
+    };
+    let (space, open, close) = match extra {
+        Some(_) => (" ", "=\"", "\""),
+        None => ("", "", ""),
+    };
     let pieces = [
         "<div class=\"",
         mount,
-        "\" hidden></div>\n<script type=\"application/json\" class=\"",
+        "\"",
+        space,
+        name,
+        open,
+        &value,
+        close,
+        " hidden></div>\n<script type=\"application/json\" class=\"",
         data,
         "\">",
-        &json,
+        json,
         "</script>\n\n",
     ];
     let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());

@@ -31,7 +31,7 @@ use self::chapter::deployment_chapter;
 #[cfg(test)]
 pub(crate) use self::command_set::command_set_markdown;
 pub(crate) use self::command_set::{PROCESS_CLASS, command_set_title};
-pub(crate) use self::model_data::light_model_data;
+pub(crate) use self::model_data::{ModelDataJson, light_model_data, model_data_json};
 use crate::data::KvTier;
 use crate::decode::{DecodedPage, Deployment, Provenance, Status};
 use crate::util::escape::{code, link, table_cell, text};
@@ -90,9 +90,12 @@ pub(crate) struct PreviousSection<'a> {
 /// (already filtered by hardware); a deployment chapter is rendered only when
 /// `wanted(rel_path)` says so (a chapter with several directives of one
 /// page keeps the first rendering of each, and skips the cost of the rest).
+/// `picker` is [`model_data_json`] of the same deployments, made by the
+/// caller so that directives showing the same share it.
 pub(crate) fn render_section(
     page: &DecodedPage,
     deployments: &[&Deployment],
+    picker: &ModelDataJson,
     opts: &SectionOptions,
     wanted: &dyn Fn(&str) -> bool,
     previous: Option<&PreviousSection<'_>>,
@@ -105,12 +108,7 @@ pub(crate) fn render_section(
          submissions. They have not been verified by the maintainers of these docs: check flags \
          against the image you run.\n\n",
     );
-    md.push_str(&model_data::model_data_html(
-        page,
-        deployments,
-        &opts.subchapter_dir,
-        &opts.anchor,
-    ));
+    md.push_str(&model_data::model_data_html(picker, &opts.anchor));
     let _ = writeln!(
         md,
         "AgentX replays multi-turn agentic-coding traces whose long, reusable prefixes reward \

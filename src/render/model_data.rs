@@ -37,24 +37,37 @@ use super::html;
 use super::selector::{DeploymentData, Labels, SetExtra, deployment_data, tier_and_router_labels};
 use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, Process, Status};
 
-/// The model page's markup: an empty, hidden mount for the picker and its
-/// data script. Nothing shows without JavaScript.
-pub(super) fn model_data_html(
+/// The picker's data of one section as JSON: the same for every
+/// directive of one page and hardware in a chapter, so a chapter writes it
+/// once (issue 25: 10,000 directives of one page made it 10,000 times),
+/// and the same bytes let the site write one data file for them all.
+pub(crate) struct ModelDataJson(String);
+
+/// The picker's data for `deployments` of `page`, whose chapters are in `dir`.
+pub(crate) fn model_data_json(
     page: &DecodedPage,
     deployments: &[&Deployment],
     dir: &str,
-    section: &str,
-) -> String {
-    let data = model_data(page, deployments, dir, section);
-    html::mount_with_data("agentx-picker", "agentx-model-data", &data)
+) -> ModelDataJson {
+    ModelDataJson(html::script_json(&model_data(page, deployments, dir)))
+}
+
+/// The model page's markup: an empty, hidden mount for the picker, naming
+/// the section it belongs to (`data-section`, the heading's anchor), and
+/// its data script. Nothing shows without JavaScript.
+pub(super) fn model_data_html(data: &ModelDataJson, section: &str) -> String {
+    html::mount_with_json(
+        "agentx-picker",
+        Some(("data-section", section)),
+        "agentx-model-data",
+        &data.0,
+    )
 }
 
 /// The JSON the picker reads (field order = key order).
 #[derive(Serialize)]
 pub(super) struct ModelData<'a> {
     model: &'a str,
-    /// The section's heading anchor on the model page.
-    section: &'a str,
     hw: Vec<&'a str>,
     tiers: Labels<3>,
     routers: Labels<2>,
@@ -263,7 +276,6 @@ pub(super) fn model_data<'a>(
     page: &'a DecodedPage,
     deployments: &[&'a Deployment],
     dir: &str,
-    section: &'a str,
 ) -> ModelData<'a> {
     let mut hardware: Vec<(&str, &str)> = Vec::new();
     for id in &page.hardware {
@@ -292,7 +304,6 @@ pub(super) fn model_data<'a>(
     let (tiers, routers) = tier_and_router_labels();
     ModelData {
         model: &page.model,
-        section,
         hw: hardware.iter().map(|(_, l)| *l).collect(),
         tiers,
         routers,

@@ -5,29 +5,30 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use super::cache::{CacheKeys, RenderCache};
+use super::cache::RenderCache;
 use super::output::destination::{OutputKind, check_output};
 use super::output::sink::{FileSink, Inspect, Inspected, MemoryFiles, SiteFile, Staging};
 use super::pages::layout::redirect_html;
-use super::pages::lazy;
-use super::pages::page_html::LinkMode;
 use super::pages::sidebar::{ALL_CHAPTERS, SIDEBAR_FULL_LIMIT, sidebar_is_shortened};
-use super::search::{SEARCH_INDEX, SearchPage, search_index_script, site_page};
+use super::search::{SEARCH_INDEX, search_index_script};
 use super::theme::Theme;
 use super::{
     BuildOptions, BuildReport, EntrySink, ExpandOptions, RenderCounts, Rendered, Site, agents,
-    href, html_path, pages::links, pages::page_html, spill,
+    href, html_path, pages::links, spill,
 };
 use crate::book::BookDir;
 use crate::preprocessor::Residency;
 use crate::util::fs::is_plain_relative;
 use crate::util::notice::Notice;
+
+mod page;
+
+use self::page::{PageRun, lock};
 
 impl Site {
     /// Every output file (path relative to the site root → bytes), with a fresh theme and cache.
@@ -147,102 +148,6 @@ impl Site {
         self.assets(theme, out)?;
         self.copy_static_files(theme, out)?;
         Ok(run.counts)
-    }
-
-    /// One page: its body (rendered or cached), laid out (or cached), written;
-    /// returns what the search index needs of it.
-    fn page_file(&self, run: &PageRun<'_>, i: usize, md: Cow<'_, str>) -> Result<SearchPage> {
-        let page = &self.pages[i];
-        let spilled = match &self.spilled {
-            Some(s) => s.read(&page.path)?,
-            None => None,
-        };
-        let md = spilled.map_or(md, Cow::Owned);
-        let keys = run.keys.as_ref();
-        let cached = run
-            .cache
-            .zip(keys)
-            .and_then(|(c, k)| lock(c).bodies.get(&k.bodies[i]).cloned());
-        let body = match cached {
-            Some(body) => body,
-            None => {
-                run.counts.bodies.fetch_add(1, Ordering::Relaxed);
-                let options = self.dir.html.markdown;
-                let mut body = page_html::render(&md, &page.path, &LinkMode::Pages, options);
-                // A model page's whole launch data goes beside it
-                // (site/pages/lazy.rs).
-                if let Some((html, files)) = lazy::split_model_data(&body.html, &page.path) {
-                    body.html = html;
-                    body.beside = files.into_iter().map(|(p, b)| (p, Arc::new(b))).collect();
-                }
-                let body = Arc::new(body);
-                if let (Some(c), Some(k)) = (run.cache, keys) {
-                    lock(c).bodies.insert(k.bodies[i], body.clone());
-                }
-                body
-            }
-        };
-        if let Some(texts) = run.texts {
-            let twin = self.twin_of(run, i, &md, texts)?;
-            if i == 0 && run.front_is_first {
-                run.out.put_shared(Path::new("index.md"), twin.clone())?;
-            }
-            run.out.put_shared(&agents::twin_path(&page.path), twin)?;
-        }
-        drop(md);
-        for (path, bytes) in &body.beside {
-            run.out.put_shared(path, bytes.clone())?;
-        }
-        let cached = run
-            .cache
-            .zip(keys)
-            .and_then(|(c, k)| lock(c).pages.get(&k.pages[i]).cloned());
-        let html = match cached {
-            Some(html) => html,
-            None => {
-                run.counts.pages.fetch_add(1, Ordering::Relaxed);
-                let html = Arc::new(
-                    self.render_page(i, &body, run.theme, run.opts)?
-                        .into_bytes(),
-                );
-                if let (Some(c), Some(k)) = (run.cache, keys) {
-                    lock(c).pages.insert(k.pages[i], html.clone());
-                }
-                html
-            }
-        };
-        if i == 0 && run.front_is_first {
-            run.out.put_shared(Path::new("index.html"), html.clone())?;
-        }
-        run.out.put_shared(&html_path(&page.path), html)?;
-        let url = href(&html_path(&page.path));
-        Ok(site_page(&page.path, &page.title, &url, &body.headings))
-    }
-
-    /// The twin of page `i` ([`agents::twin`]), from the cache when its
-    /// body is: a set's Copy all text is made of what its Markdown shows
-    /// (exports, process titles and placements, commands, files), so the
-    /// page's Markdown determines its twin.
-    fn twin_of(
-        &self,
-        run: &PageRun<'_>,
-        i: usize,
-        md: &str,
-        texts: &dyn agents::CopyAllTexts,
-    ) -> Result<Arc<Vec<u8>>> {
-        let key = run.keys.as_ref().map(|k| k.bodies[i]);
-        if let (Some(c), Some(k)) = (run.cache, key)
-            && let Some(twin) = lock(c).twins.get(&k)
-        {
-            return Ok(twin.clone());
-        }
-        let options = self.dir.html.markdown;
-        let twin = agents::twin(md, &self.pages[i].path, options, texts)?;
-        let twin = Arc::new(twin.into_bytes());
-        if let (Some(c), Some(k)) = (run.cache, key) {
-            lock(c).twins.insert(k, twin.clone());
-        }
-        Ok(twin)
     }
 
     /// `llms.txt` of the site.
@@ -561,23 +466,4 @@ pub(crate) fn output_dir(
     };
     check_output(dir, &out, OutputKind::Directory, origin, allow_outside)?;
     Ok(out)
-}
-
-/// What every page of one render shares.
-struct PageRun<'a> {
-    theme: &'a Theme,
-    cache: Option<&'a Mutex<RenderCache>>,
-    /// The cache keys of each page (with a cache only).
-    keys: Option<CacheKeys>,
-    opts: &'a BuildOptions,
-    out: &'a dyn FileSink,
-    /// Whether the first chapter is also written as `index.html`.
-    front_is_first: bool,
-    /// Where the twins' Copy all texts come from; without, no agent files.
-    texts: Option<&'a dyn agents::CopyAllTexts>,
-    counts: RenderCounts,
-}
-
-fn lock(c: &Mutex<RenderCache>) -> std::sync::MutexGuard<'_, RenderCache> {
-    c.lock().expect("render cache lock")
 }

@@ -34,16 +34,27 @@
     addCopyLinks();
     var started = 0;
     var scripts = document.querySelectorAll("script.agentx-selector-data, script.agentx-model-data");
+    var models = document.querySelectorAll("script.agentx-model-data");
     Array.prototype.forEach.call(scripts, function (s) {
       var mount = s.previousElementSibling;
       if (!mount || !(mount.classList.contains("agentx-selector") || mount.classList.contains("agentx-picker"))) return;
       var data;
       try { data = JSON.parse(s.textContent); } catch (e) { return; }
+      // A section showing the same launches as an earlier one on the page
+      // names that one's script (site/pages/lazy.rs): parsed again, so each
+      // picker has data of its own.
+      if (typeof data.like === "number") {
+        var like = models[data.like];
+        if (!like || like === s) return;
+        try { data = JSON.parse(like.textContent); } catch (e) { return; }
+      }
       if (data.text) expandModelData(data);
       // In the single file every id carries its chapter's prefix.
       var chapter = mount.closest && mount.closest("section.book-chapter");
       var prefix = chapter ? chapter.id + "--" : "";
-      if (!document.getElementById(prefix + (data.here || data.section))) return;
+      // A picker names its section on its mount (its data is shared by
+      // every section showing the same launches); a selector its page.
+      if (!document.getElementById(prefix + (data.here || mount.getAttribute("data-section")))) return;
       new Selector(data, mount, prefix).start();
       started++;
     });

@@ -70,7 +70,7 @@ fn windows_rebuild_every_set() {
         .unwrap()
         .page;
     let all: Vec<&Deployment> = page.deployments.iter().collect();
-    let data = model_data(&page, &all, "mini", "agentic-long-context-deployment");
+    let data = model_data(&page, &all, "mini");
     let text = |i: u32| data.text[i as usize].to_string();
     let command = |i: u32| {
         let lines: Vec<String> = lines_of(&data.cmds, i).iter().map(|l| text(*l)).collect();
@@ -201,7 +201,7 @@ fn the_light_part_opens_on_the_first_measured_launch() {
         .unwrap()
         .page;
     let all: Vec<&Deployment> = page.deployments.iter().collect();
-    let data = model_data(&page, &all, "mini", "agentic-long-context-deployment");
+    let data = model_data(&page, &all, "mini");
     let full_text = crate::util::escape::script_json(&data).unwrap();
     let full: Value = serde_json::from_str(&full_text).unwrap();
     let light_text = light_model_data(&full_text, "mini.agentx-data.js").unwrap();

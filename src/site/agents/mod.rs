@@ -156,9 +156,14 @@ pub(crate) fn twin(
 fn script_blocks<'e>(
     events: &'e [(Event<'_>, Range<usize>)],
 ) -> impl Iterator<Item = Range<usize>> + 'e {
-    const SELECTOR: [&str; 2] = [
+    // The deployment selector's and the model page's picker's: data for
+    // agentx.js, not for a reader of the Markdown (a model's picker data
+    // was a whole model's launches, 24 KB per directive on the sample).
+    const SELECTOR: [&str; 4] = [
         "<div class=\"agentx-selector\"",
         "<script type=\"application/json\" class=\"agentx-selector-data\">",
+        "<div class=\"agentx-picker\"",
+        "<script type=\"application/json\" class=\"agentx-model-data\">",
     ];
     events.windows(2).filter_map(|w| match w {
         [

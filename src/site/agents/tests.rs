@@ -22,7 +22,7 @@ fn set(id: &str, body: &str) -> String {
 }
 
 #[test]
-fn twins_add_each_sets_copy_all_and_drop_the_selector_data() {
+fn twins_add_each_sets_copy_all_and_drop_the_selector_and_picker_data() {
     let texts = Texts(vec![
         ("m/d.html", "s-1", "echo ü\n"),
         ("m/d.html", "s-2", "run ```x```\n"),
@@ -30,16 +30,20 @@ fn twins_add_each_sets_copy_all_and_drop_the_selector_data() {
     ]);
     let md = format!(
         "# Dëployment {{#d}}\n\n<div class=\"agentx-selector\" hidden></div>\n\n\
-         <script type=\"application/json\" class=\"agentx-selector-data\">{{\"a\":1}}</script>\n\n{}{}{}",
+         <script type=\"application/json\" class=\"agentx-selector-data\">{{\"a\":1}}</script>\n\n\
+         <div class=\"agentx-picker\" hidden></div>\n\
+         <script type=\"application/json\" class=\"agentx-model-data\">{{\"m\":1}}</script>\n\n{}{}{}",
         set("s-1", "```bash\necho ü\n```\n\n"),
         // A wrapper's closing line inside code is code, not the wrapper's end.
         set("s-2", "```text\n</div>\n```\n\n"),
         set("unknown", "")
     );
     let twin = twin(&md, Path::new("m/d.md"), MarkdownConfig::default(), &texts).unwrap();
-    // By hand: headings anchored, the selector gone, each known set's Copy
-    // all before its `</div>` (the fence longer than the text's backticks).
-    let want = "# <a id=\"d\"></a>Dëployment\n\n\n\n\
+    // By hand: headings anchored, the selector and the model picker gone
+    // (each block's lines, not the blank line after it), each known set's
+    // Copy all before its `</div>` (the fence longer than the text's
+    // backticks).
+    let want = "# <a id=\"d\"></a>Dëployment\n\n\n\n\n\
         <div class=\"agentx-set\" data-anchor=\"s-1\" data-status=\"derived\">\n\n\
         ### <a id=\"s-1\"></a>c1 · SGLang\n\n```bash\necho ü\n```\n\n\
         **Copy all** (the whole set as one script):\n\n```bash\necho ü\n```\n\n</div>\n\n\

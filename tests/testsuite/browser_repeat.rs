@@ -1,0 +1,117 @@
+//! A chapter that shows the same launches more than once (issue 25's
+//! 10,000 directives): the standalone builder writes one data file per
+//! distinct picker and, for a repeat, a script naming the first one
+//! (`{"like":K}`, site/pages/lazy.rs). Every picker still starts, each
+//! with its own data, and a repeat loads the shared file when asked.
+
+use serde_json::{Value, json};
+
+use crate::browser::{Driver, chromedriver};
+use crate::support;
+
+/// The mini book with one chapter of three directives: the model, the
+/// model on H200, the model again.
+fn repeating_book(name: &str) -> (support::Scratch, support::Scratch) {
+    let book = support::mini_book(name);
+    std::fs::write(
+        book.join("src/mini.md"),
+        "# Mini\n\n<<agentx page=\"Mini-Test\">>\n\n<<agentx page=\"Mini-Test\" hardware=\"h200\">>\n\n\
+         <<agentx page=\"Mini-Test\">>\n",
+    )
+    .unwrap();
+    let out = support::temp(&format!("{name}-out"));
+    mdbook_agentx::build(
+        &book,
+        &mdbook_agentx::BuildOptions {
+            dest: Some(out.to_path_buf()),
+            allow_dest_outside: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    (book, out)
+}
+
+#[test]
+fn a_repeated_picker_shares_its_data_file_and_light_part() {
+    let (_book, out) = repeating_book("repeat-files");
+    let mut data_files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("mini.agentx-data"))
+        .collect();
+    data_files.sort();
+    // Two distinct pickers (all hardware, H200 only): two files.
+    assert_eq!(data_files, ["mini.agentx-data-2.js", "mini.agentx-data.js"]);
+    let page = support::read(&out.join("mini.html"));
+    let scripts: Vec<&str> = page
+        .split("<script type=\"application/json\" class=\"agentx-model-data\">")
+        .skip(1)
+        .map(|s| s.split("</script>").next().unwrap())
+        .collect();
+    assert_eq!(scripts.len(), 3);
+    assert!(scripts[0].contains("\"full\":\"mini.agentx-data.js\""));
+    assert!(scripts[1].contains("\"full\":\"mini.agentx-data-2.js\""));
+    assert_eq!(scripts[2], "{\"like\":0}");
+    // Each mount names its own section.
+    for section in [
+        "agentic-long-context-deployment",
+        "agentic-long-context-deployment-mini-test",
+        "agentic-long-context-deployment-mini-test-2",
+    ] {
+        assert!(
+            page.contains(&format!(
+                "<div class=\"agentx-picker\" data-section=\"{section}\" hidden>"
+            )),
+            "{section}"
+        );
+    }
+}
+
+/// Per picker: its chips, the anchor its window shows, whether it loaded
+/// the whole data.
+const PICKERS: &str = r##"
+return Array.prototype.map.call(document.querySelectorAll(".agentx-picker"), function (p) {
+  var w = p.querySelector(".agentx-data-window");
+  return { chips: p.querySelectorAll(".agentx-chip").length,
+    hw: Array.prototype.map.call(p.querySelectorAll('.agentx-chip[data-row="hw"]'), function (c) { return c.value; }),
+    shown: w && w.getAttribute("data-anchor"), full: p.getAttribute("data-full") };
+});
+"##;
+
+#[test]
+fn browser_every_repeated_picker_starts_and_loads_the_shared_data() {
+    let Some(driver) = chromedriver() else { return };
+    let (_book, out) = repeating_book("repeat-browser");
+    let d = Driver::start(&driver, "repeat");
+    d.goto(&format!("file://{}/mini.html", out.display()));
+    let pickers = d.exec(PICKERS, json!([]));
+    let pickers = pickers.as_array().unwrap();
+    assert_eq!(pickers.len(), 3, "{pickers:?}");
+    for (i, p) in pickers.iter().enumerate() {
+        assert!(
+            p["chips"].as_u64().unwrap() > 0,
+            "picker {i} did not start: {p}"
+        );
+        assert!(p["shown"].is_string(), "picker {i} shows no window: {p}");
+    }
+    // The repeat is the first picker again; the H200 one has one hardware.
+    assert_eq!(pickers[2]["chips"], pickers[0]["chips"]);
+    assert_eq!(pickers[2]["shown"], pickers[0]["shown"]);
+    assert_eq!(pickers[1]["hw"].as_array().unwrap().len(), 1);
+    // Another choice on the repeat loads the shared file.
+    let clicked = d.exec(
+        "var c = document.querySelectorAll('.agentx-picker')[2] \
+           .querySelector('.agentx-chip[aria-pressed=\"false\"]'); if (c) c.click(); return !!c;",
+        json!([]),
+    );
+    assert_eq!(clicked, Value::Bool(true));
+    crate::browser_mdbook::wait_until(
+        &d,
+        "var p = document.querySelectorAll('.agentx-picker')[2]; \
+         return p.getAttribute('data-full') === 'loaded' && !!p.querySelector('.agentx-data-window');",
+        "the repeat's whole data loads",
+    );
+    let errors = d.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:?}");
+}
