@@ -40,7 +40,6 @@ pub(super) struct Args {
 
 /// Builds, serves and rebuilds on change until the process is stopped.
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    args.outside.check(&args.book_dir)?;
     let messages = Messages::new(&args.messages);
     if !args.bind.is_loopback() {
         messages.notice(&Notice::warning(format!(
@@ -57,7 +56,7 @@ pub(super) fn execute(args: Args) -> Result<ExitCode> {
         allow_hosts: args.allow_hosts,
     };
     let mut server = Server::bind(&opts)?;
-    let mut engine = Engine::open(&args.book_dir)?;
+    let mut engine = Engine::open(&args.book_dir, args.outside.allow_outside)?;
     // Started before the first build: no change made while it runs is lost.
     let mut watcher = BookWatcher::start(&engine, opts.watch)?;
     rebuild(&messages, &mut engine, &server, &[Change::Content], None);

@@ -34,10 +34,9 @@ pub(super) struct Args {
 
 /// Rebuilds on change and writes the site to disk until the process is stopped.
 pub(super) fn execute(args: Args) -> Result<ExitCode> {
-    args.outside.check(&args.book_dir)?;
     let messages = Messages::new(&args.messages);
     let root = &args.book_dir;
-    let mut engine = Engine::open(root)?;
+    let mut engine = Engine::open(root, args.outside.allow_outside)?;
     let out = engine.output_dir(args.dest.as_deref(), args.allow_dest_outside)?;
     let mut watcher = BookWatcher::start(&engine, watch_mode(args.poll))?;
     let book = Book { root, out: &out };

@@ -212,16 +212,24 @@ pub struct Engine {
     theme: Result<Theme, String>,
     /// Why `book.toml` failed to load, until it is fixed.
     config_error: Option<String>,
+    /// `--allow-outside` of the command line: a `book.toml` edited while
+    /// serving is checked again, so that setting `allow-outside = true`
+    /// there cannot switch the guard off (`crate::standalone_outside_reads`).
+    outside_allowed: bool,
     cache: RenderCache,
     expansions: ExpandCache,
 }
 
 impl Engine {
-    /// Opens the book in `root` (nothing is built yet).
-    pub fn open(root: &Path) -> Result<Engine> {
+    /// Opens the book in `root` (nothing is built yet). `allow_outside`
+    /// is the command line's `--allow-outside`: without it a `book.toml`
+    /// setting `allow-outside = true` is refused, now and whenever it is
+    /// read again.
+    pub fn open(root: &Path, allow_outside: bool) -> Result<Engine> {
         // File events carry absolute paths; compare them with an absolute root.
         let root = &std::fs::canonicalize(root)
             .with_context(|| format!("cannot open book directory {}", root.display()))?;
+        crate::book::standalone_outside_reads(root, allow_outside)?;
         let dir = BookDir::open(root)?;
         Ok(Engine {
             root: root.to_path_buf(),
@@ -229,6 +237,7 @@ impl Engine {
             dir,
             library: OnceLock::new(),
             config_error: None,
+            outside_allowed: allow_outside,
             cache: RenderCache::default(),
             expansions: ExpandCache::default(),
         })
@@ -344,7 +353,9 @@ impl Engine {
     /// Reads everything again: `book.toml`, the theme, the data (on the
     /// next directive), every chapter.
     fn reload_all(&mut self) {
-        match BookDir::open(&self.root) {
+        let opened = crate::book::standalone_outside_reads(&self.root, self.outside_allowed)
+            .and_then(|()| BookDir::open(&self.root));
+        match opened {
             Ok(dir) => {
                 self.dir = dir;
                 self.config_error = None;

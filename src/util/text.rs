@@ -20,10 +20,13 @@ pub(crate) fn slug(s: &str) -> String {
 
 /// What [`url_path`] percent-encodes in a path segment: controls, space and
 /// everything that would end it or change its meaning (non-ASCII is always
-/// encoded).
+/// encoded). Parentheses too: the agent files write these URLs as Markdown
+/// link targets, where an unbalanced `)` ends the link.
 const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
     .add(b' ')
     .add(b'"')
+    .add(b'(')
+    .add(b')')
     .add(b'#')
     .add(b'%')
     .add(b'<')
@@ -83,7 +86,9 @@ mod tests {
             ("models/x/a-1.html", "models/x/a-1.html"),
             ("a b/c#d?.html", "a%20b/c%23d%3F.html"),
             ("ünï/100%.html", "%C3%BCn%C3%AF/100%25.html"),
-            ("a.b-c_d~e(f)!.html", "a.b-c_d~e(f)!.html"),
+            ("a.b-c_d~e!.html", "a.b-c_d~e!.html"),
+            ("a(f).html", "a%28f%29.html"),
+            ("a)b.html", "a%29b.html"),
         ];
         for (path, url) in cases {
             assert_eq!(url_path(Path::new(path)), url, "{path}");

@@ -82,7 +82,7 @@ fn unterminated_directive_fails_a_rebuild_and_the_engine_recovers() {
         dest: Some(dest.clone()),
         ..BuildOptions::default()
     };
-    let mut engine = Engine::open(&book).unwrap();
+    let mut engine = Engine::open(&book, false).unwrap();
     engine.rebuild(&[Change::Config], &opts).unwrap();
     let good = support::read(&book.join("src/mini.md"));
     for chapter in UNTERMINATED {

@@ -255,7 +255,7 @@ impl Bench<'_> {
     fn incremental(&self) -> Result<String> {
         let live = self.scratch.join("live");
         let layout = copy_book(&self.book, &live)?;
-        let mut engine = Engine::open(&live)?;
+        let mut engine = Engine::open(&live, false)?;
         engine.rebuild(&[Change::Content], &BuildOptions::default())?;
         let edit = DataEdit::of(&live, &layout)?;
         let data_file = edit.path.clone();

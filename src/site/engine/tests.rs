@@ -101,7 +101,7 @@ fn rebuild_like_fresh(
 fn rebuilds_only_what_changed_and_match_a_fresh_render() {
     let book = mini_book("engine-cache");
     let opts = BuildOptions::default();
-    let mut engine = Engine::open(&book).unwrap();
+    let mut engine = Engine::open(&book, false).unwrap();
     let mut rebuild = |changes: &[Change]| {
         let r = rebuild_like_fresh(&mut engine, &book, changes, &opts);
         (r.rendered.rerendered, r.rendered.laid_out)
@@ -154,7 +154,7 @@ fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
     )
     .unwrap();
     let opts = BuildOptions::default();
-    let mut engine = Engine::open(&book).unwrap();
+    let mut engine = Engine::open(&book, false).unwrap();
     let mut rebuild = |changes: &[Change]| {
         rebuild_like_fresh(&mut engine, &book, changes, &opts).chapters_expanded()
     };
@@ -209,7 +209,7 @@ fn a_data_edit_expands_only_the_chapters_that_use_the_file() {
 fn deployment_edits_and_reverts_match_a_fresh_render() {
     let book = sample_book_copy("engine-revert");
     let opts = BuildOptions::default();
-    let mut engine = Engine::open(&book).unwrap();
+    let mut engine = Engine::open(&book, false).unwrap();
     let first = rebuild_like_fresh(&mut engine, &book, &[Change::Content], &opts);
     let data = book.join("agentx/muse-spark-open.json");
     let original = read(&data);
@@ -252,7 +252,7 @@ fn deployment_edits_and_reverts_match_a_fresh_render() {
 fn a_replaced_data_directory_is_read_again() {
     let book = mini_book("engine-replaced");
     let opts = BuildOptions::default();
-    let mut engine = Engine::open(&book).unwrap();
+    let mut engine = Engine::open(&book, false).unwrap();
     let first = rebuild_like_fresh(&mut engine, &book, &[Change::Content], &opts);
     let data = book.join("data/mini.json");
     edit_a_command(&data);
@@ -264,4 +264,29 @@ fn a_replaced_data_directory_is_read_again() {
         r.rendered.files != first.rendered.files,
         "the new data shows"
     );
+}
+
+/// `book.toml` edited while serving to set `allow-outside = true`: the
+/// rebuild is refused without `--allow-outside` (it used to honour the
+/// setting, reading files outside the book), and goes on with it.
+#[test]
+fn a_book_toml_edit_cannot_switch_the_outside_guard_off() {
+    for allowed in [false, true] {
+        let book = mini_book(if allowed {
+            "engine-outside-on"
+        } else {
+            "engine-outside-off"
+        });
+        let mut engine = Engine::open(&book, allowed).unwrap();
+        let opts = BuildOptions::default();
+        engine.rebuild(&[Change::Content], &opts).unwrap();
+        let toml = book.join("book.toml");
+        std::fs::write(&toml, read(&toml) + "allow-outside = true\n").unwrap();
+        let again = engine.rebuild(&[Change::Config], &opts);
+        match (allowed, again) {
+            (false, Err(e)) => assert!(format!("{e:#}").contains("--allow-outside"), "{e:#}"),
+            (true, Ok(_)) => {}
+            (allowed, r) => panic!("allowed {allowed}: {:?}", r.map(|_| ())),
+        }
+    }
 }
