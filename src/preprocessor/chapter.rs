@@ -238,9 +238,9 @@ struct ChapterState<'l> {
     next_number: HashMap<String, usize>,
     /// Pages decoded for this chapter, by `page=` / `data=`.
     pages: HashMap<PageKey, Arc<DecodedPage>>,
-    /// The picker's data, by page and `hardware=`: one per distinct
-    /// directive, however often it repeats.
-    pickers: HashMap<(PageKey, Option<Vec<String>>), Arc<render::ModelDataJson>>,
+    /// The section whose picker holds the data of a page and `hardware=`,
+    /// by those: the first one shown in this chapter.
+    pickers: HashMap<(PageKey, Option<Vec<String>>), String>,
     /// Deployment chapters added so far.
     chapter_paths: HashSet<PathBuf>,
     /// Deployments summarized so far, by their chapter.
@@ -315,17 +315,13 @@ impl<'l> ChapterState<'l> {
                 context,
                 chapter: &lookup,
             });
-        let picker = self
-            .pickers
-            .entry((key.clone(), d.hardware.clone()))
-            .or_insert_with(|| {
-                Arc::new(render::model_data_json(
-                    page,
-                    &deployments,
-                    &opts.subchapter_dir,
-                ))
-            })
-            .clone();
+        // A page and hardware shown again in this chapter names the first
+        // section's picker instead of carrying the same data again.
+        let shown = (key.clone(), d.hardware.clone());
+        let picker = match self.pickers.get(&shown) {
+            Some(first) => render::ModelDataJson::like(first),
+            None => render::model_data_json(page, &deployments, &opts.subchapter_dir),
+        };
         let section = render::render_section(
             page,
             &deployments,
@@ -335,6 +331,9 @@ impl<'l> ChapterState<'l> {
             previous.as_ref(),
         );
         refuse_section_links(&page.model, &section)?;
+        self.pickers
+            .entry(shown)
+            .or_insert_with(|| opts.anchor.clone());
         let chapters: Vec<DeploymentChapter> = section
             .subchapters
             .into_iter()

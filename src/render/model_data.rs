@@ -37,11 +37,20 @@ use super::html;
 use super::selector::{DeploymentData, Labels, SetExtra, deployment_data, tier_and_router_labels};
 use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, Process, Status};
 
-/// The picker's data of one section as JSON: the same for every
-/// directive of one page and hardware in a chapter, so a chapter writes it
-/// once (issue 25: 10,000 directives of one page made it 10,000 times),
-/// and the same bytes let the site write one data file for them all.
+/// The picker's data of one section as JSON, or the name of an earlier
+/// section of the page whose picker has the same data: a chapter carries
+/// a page and hardware's data once (issue 25: 10,000 directives of one
+/// page carried 10,000 copies of 20 KB) and agentx.js reads that section's
+/// for a repeat (`{"like": section}`).
 pub(crate) struct ModelDataJson(String);
+
+impl ModelDataJson {
+    /// The data of the picker of section `section` (its heading anchor),
+    /// earlier on the same page.
+    pub(crate) fn like(section: &str) -> ModelDataJson {
+        ModelDataJson(html::script_json(&serde_json::json!({ "like": section })))
+    }
+}
 
 /// The picker's data for `deployments` of `page`, whose chapters are in `dir`.
 pub(crate) fn model_data_json(

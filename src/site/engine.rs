@@ -214,7 +214,7 @@ pub struct Engine {
     config_error: Option<String>,
     /// `--allow-outside` of the command line: a `book.toml` edited while
     /// serving is checked again, so that setting `allow-outside = true`
-    /// there cannot switch the guard off (`crate::standalone_outside_reads`).
+    /// there cannot switch the guard off (`crate::book::standalone_outside_reads`).
     outside_allowed: bool,
     cache: RenderCache,
     expansions: ExpandCache,

@@ -1,8 +1,9 @@
 //! A chapter that shows the same launches more than once (issue 25's
-//! 10,000 directives): the standalone builder writes one data file per
-//! distinct picker and, for a repeat, a script naming the first one
-//! (`{"like":K}`, site/pages/lazy.rs). Every picker still starts, each
-//! with its own data, and a repeat loads the shared file when asked.
+//! 10,000 directives): a repeat's picker data names the first section
+//! showing them (`{"like": section}`, render/model_data.rs), so the page
+//! and the data files beside it carry each distinct picker once. Every
+//! picker still starts, each with data of its own, and pickers sharing a
+//! data file both load it.
 
 use serde_json::{Value, json};
 
@@ -52,7 +53,7 @@ fn a_repeated_picker_shares_its_data_file_and_light_part() {
     assert_eq!(scripts.len(), 3);
     assert!(scripts[0].contains("\"full\":\"mini.agentx-data.js\""));
     assert!(scripts[1].contains("\"full\":\"mini.agentx-data-2.js\""));
-    assert_eq!(scripts[2], "{\"like\":0}");
+    assert_eq!(scripts[2], "{\"like\":\"agentic-long-context-deployment\"}");
     // Each mount names its own section.
     for section in [
         "agentic-long-context-deployment",
@@ -99,18 +100,42 @@ fn browser_every_repeated_picker_starts_and_loads_the_shared_data() {
     assert_eq!(pickers[2]["chips"], pickers[0]["chips"]);
     assert_eq!(pickers[2]["shown"], pickers[0]["shown"]);
     assert_eq!(pickers[1]["hw"].as_array().unwrap().len(), 1);
-    // Another choice on the repeat loads the shared file.
-    let clicked = d.exec(
-        "var c = document.querySelectorAll('.agentx-picker')[2] \
-           .querySelector('.agentx-chip[aria-pressed=\"false\"]'); if (c) c.click(); return !!c;",
+    // Another choice on the first picker, then on its repeat: both load
+    // the shared file, each into data of its own.
+    for i in [0, 2] {
+        let clicked = d.exec(
+            "var c = document.querySelectorAll('.agentx-picker')[arguments[0]] \
+               .querySelector('.agentx-chip[data-row=\"point\"][aria-pressed=\"false\"]'); \
+             if (c) c.click(); return !!c;",
+            json!([i]),
+        );
+        assert_eq!(clicked, Value::Bool(true), "picker {i}");
+        crate::browser_mdbook::wait_until(
+            &d,
+            &format!(
+                "var p = document.querySelectorAll('.agentx-picker')[{i}]; \
+                 return p.getAttribute('data-full') === 'loaded' && !!p.querySelector('.agentx-data-window');"
+            ),
+            "a picker's whole data loads",
+        );
+    }
+    // Both moved to the second point: the same set, and each window's
+    // status label resolved (expanding shared data twice lost them).
+    let after = d.exec(PICKERS, json!([]));
+    assert_eq!(after[0]["shown"], after[2]["shown"], "{after}");
+    assert_ne!(after[0]["shown"], pickers[0]["shown"], "{after}");
+    let badges = d.exec(
+        "return Array.prototype.map.call(document.querySelectorAll('.agentx-picker'), \
+           function (p) { var b = p.querySelector('.agentx-data-window .agentx-badge'); \
+             return b ? b.textContent.trim() : null; });",
         json!([]),
     );
-    assert_eq!(clicked, Value::Bool(true));
-    crate::browser_mdbook::wait_until(
-        &d,
-        "var p = document.querySelectorAll('.agentx-picker')[2]; \
-         return p.getAttribute('data-full') === 'loaded' && !!p.querySelector('.agentx-data-window');",
-        "the repeat's whole data loads",
+    let badges = badges.as_array().unwrap();
+    assert!(
+        badges.iter().all(|b| b
+            .as_str()
+            .is_some_and(|b| !b.is_empty() && b != "undefined")),
+        "a picker's window has no status label: {badges:?}"
     );
     let errors = d.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:?}");

@@ -89,6 +89,9 @@
 
   Selector.prototype.useFull = function (full, done) {
     if (!full) return;
+    // A copy of its own: pickers repeating one section share the loaded
+    // data, and expanding it is not idempotent.
+    full = JSON.parse(JSON.stringify(full));
     expandModelData(full);
     full.here = this.data.here;
     this.data = full;

@@ -34,20 +34,21 @@
     addCopyLinks();
     var started = 0;
     var scripts = document.querySelectorAll("script.agentx-selector-data, script.agentx-model-data");
-    var models = document.querySelectorAll("script.agentx-model-data");
+    // The data of each section's picker so far, by section: a repeat of
+    // the same launches names the earlier section (render/model_data.rs),
+    // the nearest one before it, so in the single file its own chapter's.
+    var bySection = {};
     Array.prototype.forEach.call(scripts, function (s) {
       var mount = s.previousElementSibling;
       if (!mount || !(mount.classList.contains("agentx-selector") || mount.classList.contains("agentx-picker"))) return;
-      var data;
-      try { data = JSON.parse(s.textContent); } catch (e) { return; }
-      // A section showing the same launches as an earlier one on the page
-      // names that one's script (site/pages/lazy.rs): parsed again, so each
-      // picker has data of its own.
-      if (typeof data.like === "number") {
-        var like = models[data.like];
-        if (!like || like === s) return;
-        try { data = JSON.parse(like.textContent); } catch (e) { return; }
+      var data, text = s.textContent, section = mount.getAttribute("data-section");
+      try { data = JSON.parse(text); } catch (e) { return; }
+      if (data && typeof data.like === "string") {
+        text = bySection[data.like];
+        if (text === undefined) return;
+        data = JSON.parse(text);
       }
+      if (section) bySection[section] = text;
       if (data.text) expandModelData(data);
       // In the single file every id carries its chapter's prefix.
       var chapter = mount.closest && mount.closest("section.book-chapter");

@@ -7,22 +7,21 @@
 //!
 //! May use: `render` (the light part of the model data).
 
-use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 const OPEN: &str = "<script type=\"application/json\" class=\"agentx-model-data\">";
 const CLOSE: &str = "</script>";
+/// How a repeat's script starts ([`crate::render::ModelDataJson::like`]).
+const LIKE: &str = "{\"like\":";
 
 /// A file beside the page: its path in the site and its bytes.
 type Beside = (PathBuf, Vec<u8>);
 
 /// `html` with each model-data script's JSON replaced by its light part,
 /// and the scripts holding the whole data (paths relative to the site);
-/// `None` when the page has no model data. Sections showing the same
-/// launches (the same JSON) share one script and one light part: a page
-/// of 10,000 directives of one model wrote 10,000 files of 20 KB and
-/// 10,000 light parts of 4 KB.
+/// `None` when the page has no model data. A script that names an earlier
+/// section's picker (`{"like": …}`, a repeat of the same launches) stays as
+/// it is: agentx.js reads that section's light part and loads its file.
 pub(in crate::site) fn split_model_data(html: &str, page: &Path) -> Option<(String, Vec<Beside>)> {
     if !html.contains(OPEN) {
         return None;
@@ -31,35 +30,27 @@ pub(in crate::site) fn split_model_data(html: &str, page: &Path) -> Option<(Stri
     let dir = page.parent().unwrap_or(Path::new(""));
     let mut out = String::with_capacity(html.len() / 4);
     let mut files = Vec::new();
-    // Each distinct JSON's first script, by its place among the page's
-    // model-data scripts: a later script with the same JSON says only
-    // `{"like":K}`, and agentx.js reads the K-th script instead.
-    let mut first_of: HashMap<&str, usize> = HashMap::new();
     let mut rest = html;
-    let mut scripts = 0;
     while let Some(at) = rest.find(OPEN) {
         let body = &rest[at + OPEN.len()..];
         let end = body.find(CLOSE)?;
         let json = &body[..end];
         out.push_str(&rest[..at + OPEN.len()]);
-        if let Some(k) = first_of.get(json) {
-            let _ = write!(out, "{{\"like\":{k}}}");
+        if json.starts_with(LIKE) {
+            out.push_str(json);
         } else {
             let name = match files.len() {
                 0 => format!("{stem}.agentx-data.js"),
                 n => format!("{stem}.agentx-data-{}.js", n + 1),
             };
-            let light = crate::render::light_model_data(json, &name)?;
+            out.push_str(&crate::render::light_model_data(json, &name)?);
             let key = serde_json::to_string(&name).ok()?;
             let script = format!(
                 "window.AGENTX_MODEL_DATA = window.AGENTX_MODEL_DATA || {{}};\n\
                  window.AGENTX_MODEL_DATA[{key}] = {json};\n"
             );
             files.push((dir.join(&name), script.into_bytes()));
-            first_of.insert(json, scripts);
-            out.push_str(&light);
         }
-        scripts += 1;
         rest = &body[end..];
     }
     out.push_str(rest);
