@@ -140,3 +140,46 @@ fn browser_every_repeated_picker_starts_and_loads_the_shared_data() {
     let errors = d.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:?}");
 }
+
+/// The same chapter under real mdBook (the picker data inline) and in the
+/// single-file export (every chapter in one page): each repeat resolves to
+/// its own chapter's earlier section, and every picker starts.
+#[test]
+fn browser_repeated_pickers_start_under_mdbook_and_in_the_single_file() {
+    let Some(driver) = chromedriver() else { return };
+    let (book, _out) = repeating_book("repeat-hosts");
+    let mut urls = Vec::new();
+    if support::mdbook_available() {
+        mdbook_agentx::install(&book, &Default::default()).unwrap();
+        let site = support::temp("repeat-hosts-mdbook");
+        support::mdbook_build(&book, &site);
+        let page = support::read(&site.join("mini.html"));
+        assert_eq!(
+            page.matches("{\"like\":\"agentic-long-context-deployment\"}")
+                .count(),
+            1,
+            "mdBook's page carries the repeat as a reference"
+        );
+        urls.push((format!("file://{}/mini.html", site.display()), site));
+    }
+    let single = support::temp("repeat-hosts-single");
+    std::fs::create_dir_all(&single).unwrap();
+    let file = single.join("book.html");
+    mdbook_agentx::write_single_file(&book, &file).unwrap();
+    urls.push((format!("file://{}", file.display()), single));
+    let d = Driver::start(&driver, "repeat-hosts");
+    for (url, _keep) in &urls {
+        d.goto(url);
+        let pickers = d.exec(PICKERS, json!([]));
+        let pickers = pickers.as_array().unwrap();
+        assert!(pickers.len() >= 3, "{url}: {pickers:?}");
+        for (i, p) in pickers.iter().enumerate() {
+            assert!(
+                p["chips"].as_u64().unwrap() > 0,
+                "{url}: picker {i} did not start: {p}"
+            );
+        }
+        let errors = d.console_errors();
+        assert!(errors.is_empty(), "{url}: console errors: {errors:?}");
+    }
+}
