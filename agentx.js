@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:4aced4f7916d96e9 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:626fc17417353e0e — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -920,10 +920,18 @@
   // Neither the builder's pages nor mdBook's carry the button (it needs
   // JavaScript, and on the largest real pages the buttons were 2-3 KB of
   // the gzipped page), so it is added here, after the heading and outside
-  // its text. (An older site's button.copy-link is left as it is.)
+  // its text. (An older site's button.copy-link is left as it is.) The
+  // builder's Copy buttons in the set are described by its heading here
+  // too (the set's id on each of them was 9 KB of the largest page's gzip).
   function addCopyLinks() {
     var headings = document.querySelectorAll("h3.agentx-set[id]");
     Array.prototype.forEach.call(headings, function (h) {
+      var set = h.parentNode;
+      if (set.classList.contains("agentx-set")) {
+        Array.prototype.forEach.call(set.querySelectorAll("button.copy-code:not([aria-describedby])"), function (b) {
+          b.setAttribute("aria-describedby", h.id);
+        });
+      }
       var next = h.nextElementSibling;
       if (next && next.querySelector("button.copy-link, button.agentx-copy-link")) return;
       var p = el("p", { "class": "agentx-set-actions" });

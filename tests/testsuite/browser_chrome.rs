@@ -357,9 +357,14 @@ fn keys_and_copy_names(d: &Driver, sites: &Sites) {
         "var names = Array.from(document.querySelectorAll('button.copy-code')).map(function (b) { return b.getAttribute('aria-label'); });
          var a = document.querySelector('#sidebar [aria-current=page]').getBoundingClientRect();
          var s = document.getElementById('sidebar').getBoundingClientRect();
+         var inSets = Array.from(document.querySelectorAll('div.agentx-set button.copy-code'));
+         var undescribed = inSets.filter(function (b) {
+           return b.getAttribute('aria-describedby') !== b.closest('div.agentx-set').querySelector('h3.agentx-set').id;
+         }).length;
          var first = document.querySelector('h4.agentx-process + p + .codeblock button');
          first.click();
          return { names: names, visible: a.top >= s.top && a.bottom <= s.bottom,
+                  inSets: inSets.length, undescribed: undescribed,
                   first: first.getAttribute('aria-label'), next: document.querySelector('.pager a[rel=next]').href };",
         json!([]),
     );
@@ -369,6 +374,12 @@ fn keys_and_copy_names(d: &Driver, sites: &Sites) {
         n.starts_with("Copy ") && n.len() > 5
     }));
     assert!(names.contains(&json!("Copy Env Vars")), "{names:?}");
+    // A set's Copy buttons are described by its heading (agentx.js adds it).
+    assert!(r["inSets"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(
+        r["undescribed"], 0,
+        "Copy buttons not described by their set's heading"
+    );
     assert_eq!(r["visible"], true, "the sidebar shows the current page");
     std::thread::sleep(Duration::from_millis(300));
     let announced = d.exec(

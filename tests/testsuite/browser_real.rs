@@ -22,11 +22,11 @@ use crate::browser_selector::{Expected, expected_in};
 use crate::support;
 
 /// The command sets of the four real pages.
-const REAL_SETS: usize = 1280;
+pub(crate) const REAL_SETS: usize = 1280;
 
 /// A book of the real pages, set up as a user would (`install`): one
 /// chapter per page holding its directive, as `xtask realdata` assembles it.
-fn real_book(name: &str) -> Option<support::Scratch> {
+pub(crate) fn real_book(name: &str) -> Option<support::Scratch> {
     let pages = support::shared("reference/sglang-cookbook-pages")?;
     let book = support::temp(name);
     std::fs::create_dir_all(book.join("data")).unwrap();

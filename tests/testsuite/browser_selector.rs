@@ -265,7 +265,7 @@ fn back_and_forward(d: &Driver, base: &str, page: &str) {
     assert_eq!(shown(), json!([target]), "the Combinations table's link");
 }
 
-fn gzip_len(bytes: &[u8]) -> usize {
+pub(crate) fn gzip_len(bytes: &[u8]) -> usize {
     let mut child = Command::new("gzip")
         .arg("-9c")
         .stdin(Stdio::piped())

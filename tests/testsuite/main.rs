@@ -35,6 +35,7 @@ mod preprocessor;
 mod publish;
 mod reader;
 mod real_data;
+mod real_page_bytes;
 mod report;
 mod sample_book;
 mod serve;
