@@ -147,17 +147,13 @@ fn print_task_table(
          search: the box + the first result)"
     );
     eprintln!(
-        "| Model page | Sets | Median clicks | Most clicks | Sets over 5 by chips | \
-         Sets over 5 by the best path | Scrolls |"
+        "| Model page | Sets | Exact set first by search | Median clicks | Most clicks | \
+         Sets over 5 by chips | Sets over 5 by the best path | Scrolls |"
     );
-    eprintln!("|---|---:|---:|---:|---:|---:|---:|");
+    eprintln!("|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut over_best = Vec::new();
     for (model, clicks) in &run.clicks {
-        let mut anchors: Vec<&String> = (sets.iter())
-            .filter(|(_, e)| model_page_of(e.page()) == *model)
-            .map(|(a, _)| a)
-            .collect();
-        anchors.sort();
+        let anchors = anchors_of(sets, model);
         assert_eq!(anchors.len(), clicks.len(), "{model}: every set chosen");
         let chips: Vec<u64> = clicks.iter().map(|c| c + 1).collect();
         let mut best: Vec<u64> = (anchors.iter().zip(&chips))
@@ -169,9 +165,11 @@ fn print_task_table(
                 .map(|(a, c)| format!("{model}#{a}: {c} clicks")),
         );
         best.sort();
+        let first = anchors.iter().filter(|a| search.contains_key(a.as_str()));
         eprintln!(
-            "| {model} | {} | {} | {} | {} | {} | 0 |",
+            "| {model} | {} | {} | {} | {} | {} | {} | 0 |",
             best.len(),
+            first.count(),
             best[best.len() / 2],
             best[best.len() - 1],
             chips.iter().filter(|&&c| c > 5).count(),
@@ -179,6 +177,17 @@ fn print_task_table(
         );
     }
     over_best
+}
+
+/// The anchors of a model page's sets, in order (as the picker run
+/// chooses them).
+fn anchors_of<'a>(sets: &'a HashMap<String, Expected>, model: &str) -> Vec<&'a String> {
+    let mut anchors: Vec<&String> = (sets.iter())
+        .filter(|(_, e)| model_page_of(e.page()) == model)
+        .map(|(a, _)| a)
+        .collect();
+    anchors.sort();
+    anchors
 }
 
 /// Per model page: sets, clicks by the chips alone (one to the model
@@ -229,11 +238,7 @@ fn search_path<'a>(
     }
     let mut chips: HashMap<&str, u64> = HashMap::new();
     for (model, clicks) in &picked.clicks {
-        let mut anchors: Vec<&String> = (sets.iter())
-            .filter(|(_, e)| model_page_of(e.page()) == *model)
-            .map(|(a, _)| a)
-            .collect();
-        anchors.sort();
+        let anchors = anchors_of(sets, model);
         chips.extend(
             anchors
                 .iter()
@@ -258,6 +263,10 @@ fn search_path<'a>(
         over.len(),
         t0.elapsed().as_secs()
     );
+    if let Some(most) = over.iter().max_by_key(|t| chips[t.anchor.as_str()]) {
+        let dir = support::repo().join("target/browser-test/real");
+        crate::browser_search_path::screenshots(d, base, most, &dir);
+    }
     let first = (tasks.iter()).filter(|t| !missed.iter().any(|(a, _)| *a == t.anchor));
     let search_clicks = |t: &SearchTask| driven.get(&t.anchor).copied().unwrap_or(2);
     first

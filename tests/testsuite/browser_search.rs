@@ -209,7 +209,7 @@ fn browser_search() {
 
 /// Key presses as a reader makes them (WebDriver actions: real key events
 /// to the focused element).
-fn keys(d: &Driver, text: &str) {
+pub(crate) fn keys(d: &Driver, text: &str) {
     let mut actions = Vec::new();
     for c in text.chars() {
         actions.push(json!({"type": "keyDown", "value": c.to_string()}));

@@ -35,6 +35,7 @@ use serde_json::{Value, json};
 use crate::browser::Driver;
 use crate::browser_axe::exec_async;
 use crate::browser_chrome::wait_for_url;
+use crate::browser_search::keys;
 use crate::browser_selector::Expected;
 
 /// One set as the search path reaches it.
@@ -218,25 +219,6 @@ fn click(d: &Driver, css: &str) {
     d.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
 }
 
-/// Keys typed into the focused element.
-fn type_keys(d: &Driver, text: &str) {
-    let actions: Vec<Value> = text
-        .chars()
-        .flat_map(|c| {
-            let k = c.to_string();
-            [
-                json!({"type": "keyDown", "value": k}),
-                json!({"type": "keyUp", "value": k}),
-            ]
-        })
-        .collect();
-    d.cmd(
-        "POST",
-        "/actions",
-        Some(json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})),
-    );
-}
-
 /// Waits for the search results of what was typed; their count.
 fn results_shown(d: &Driver) -> Value {
     exec_async(
@@ -264,6 +246,21 @@ all[0].setAttribute("data-search-path", "1");
 return { shown: 1, anchor: set && set.getAttribute("data-anchor") };
 "##;
 
+/// Screenshots of the search path of `task` into `dir` (looked at by
+/// hand; not compared): the results on the landing page, and the page the
+/// first result opens.
+pub(crate) fn screenshots(d: &Driver, base: &str, task: &SearchTask, dir: &Path) {
+    d.goto("about:blank");
+    d.goto(&format!("{base}index.html"));
+    click(d, "#search-input");
+    keys(d, &task.query);
+    results_shown(d);
+    d.screenshot(&dir.join("standalone-search-results-1400.png"));
+    click(d, "#search-results li:first-child a");
+    wait_for_url(d, &format!("{base}{}#{}", task.page, task.anchor));
+    d.screenshot(&dir.join("standalone-search-landed-1400.png"));
+}
+
 /// Drives the search path for each task as a reader at the current
 /// window size: the landing page, the search box clicked, the query typed,
 /// the first result clicked, Copy all in view on the page that opens and
@@ -288,7 +285,7 @@ pub(crate) fn drive_search_path(
         n += 1;
         let focused = in_view(d, "#search-input", true);
         assert_eq!(focused["focused"], true, "{what}: {focused}");
-        type_keys(d, &t.query);
+        keys(d, &t.query);
         let status = results_shown(d);
         assert!(
             status.as_str().unwrap().ends_with("results") || status == "1 result",
