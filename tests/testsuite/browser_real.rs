@@ -16,7 +16,10 @@
 //! and the sets the chips take more than 5 clicks to reach are driven that
 //! way as a reader does. Every set reaches Copy all in at most 5 clicks
 //! with no scroll by one path or the other (the table printed per model
-//! page). The search box is in view on the landing page at both widths.
+//! page), standalone: under mdBook the generated deployment chapters are
+//! out of mdBook's own search and agentx adds none, so only the chips'
+//! table is printed there. The search box is in view on the landing page
+//! at both widths.
 //!
 //! `AGENTX_REAL_MODEL=glm-5.2.html` (a model page) limits the run to that
 //! page's sets, standalone, at 1400 px, for quick iterations.
