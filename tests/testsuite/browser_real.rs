@@ -9,6 +9,20 @@
 //! hardware switch lands on a measured launch (n/N printed); axe finds no
 //! serious or critical violation at both widths, light and dark; under
 //! mdBook, control text is at least 12 px.
+//!
+//! Every set is also reached by search from the landing page
+//! (`browser_search_path.rs`: the search box, a query of what the reader
+//! knows, the first result): every query's first result is its exact set,
+//! and the sets the chips take more than 5 clicks to reach are driven that
+//! way as a reader does. Every set reaches Copy all in at most 5 clicks
+//! with no scroll by one path or the other (the table printed per model
+//! page), standalone: under mdBook the generated deployment chapters are
+//! out of mdBook's own search and agentx adds none, so only the chips'
+//! table is printed there. The search box is in view on the landing page
+//! at both widths.
+//!
+//! `AGENTX_REAL_MODEL=glm-5.2.html` (a model page) limits the run to that
+//! page's sets, standalone, at 1400 px, for quick iterations.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -18,6 +32,7 @@ use serde_json::{Value, json};
 use crate::browser::{Driver, chromedriver};
 use crate::browser_chrome::{axe_source, axe_violations, view};
 use crate::browser_picker::{drive_model_pages, hardware_switches, model_page_of};
+use crate::browser_search_path::{SearchTask, drive_search_path, in_view, not_first, search_tasks};
 use crate::browser_selector::{Expected, expected_in};
 use crate::support;
 
@@ -118,10 +133,69 @@ fn pages_open_at_copy_all(d: &Driver, base: &str, sets: &HashMap<String, Expecte
     urls.len()
 }
 
-/// Per model page: sets, clicks from the landing page (one to the model
-/// page, then the picker's chips) as median and most, and the sets that
-/// take more than 5.
-fn print_task_table(run: &crate::browser_picker::PickerRun, what: &str) {
+/// Per model page: sets, clicks from the landing page by the best path
+/// (the fewer of the chips' — one click to the model page, then the
+/// picker's chips — and search's, where its first result is the exact
+/// set) as median and most, the sets over 5 clicks by the chips alone and
+/// by the best path, and scrolls. `search` holds the search path's clicks
+/// by anchor. Returns the sets over 5 by the best path.
+fn print_task_table(
+    run: &crate::browser_picker::PickerRun,
+    sets: &HashMap<String, Expected>,
+    search: &HashMap<&str, u64>,
+    what: &str,
+) -> Vec<String> {
+    eprintln!(
+        "{what}: tasks from the landing page to Copy all (chips: 1 click to the model page + chips; \
+         search: the box + the first result)"
+    );
+    eprintln!(
+        "| Model page | Sets | Exact set first by search | Median clicks | Most clicks | \
+         Sets over 5 by chips | Sets over 5 by the best path | Scrolls |"
+    );
+    eprintln!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let mut over_best = Vec::new();
+    for (model, clicks) in &run.clicks {
+        let anchors = anchors_of(sets, model);
+        assert_eq!(anchors.len(), clicks.len(), "{model}: every set chosen");
+        let chips: Vec<u64> = clicks.iter().map(|c| c + 1).collect();
+        let mut best: Vec<u64> = (anchors.iter().zip(&chips))
+            .map(|(a, &c)| search.get(a.as_str()).map_or(c, |&s| s.min(c)))
+            .collect();
+        over_best.extend(
+            (anchors.iter().zip(&best))
+                .filter(|(_, c)| **c > 5)
+                .map(|(a, c)| format!("{model}#{a}: {c} clicks")),
+        );
+        best.sort();
+        let first = anchors.iter().filter(|a| search.contains_key(a.as_str()));
+        eprintln!(
+            "| {model} | {} | {} | {} | {} | {} | {} | 0 |",
+            best.len(),
+            first.count(),
+            best[best.len() / 2],
+            best[best.len() - 1],
+            chips.iter().filter(|&&c| c > 5).count(),
+            best.iter().filter(|&&c| c > 5).count(),
+        );
+    }
+    over_best
+}
+
+/// The anchors of a model page's sets, in order (as the picker run
+/// chooses them).
+fn anchors_of<'a>(sets: &'a HashMap<String, Expected>, model: &str) -> Vec<&'a String> {
+    let mut anchors: Vec<&String> = (sets.iter())
+        .filter(|(_, e)| model_page_of(e.page()) == model)
+        .map(|(a, _)| a)
+        .collect();
+    anchors.sort();
+    anchors
+}
+
+/// Per model page: sets, clicks by the chips alone (one to the model
+/// page, then the chips) as median and most, and the sets over 5.
+fn print_chips_table(run: &crate::browser_picker::PickerRun, what: &str) {
     eprintln!(
         "{what}: tasks from the landing page to Copy all (1 click to the model page + chips)"
     );
@@ -136,6 +210,93 @@ fn print_task_table(run: &crate::browser_picker::PickerRun, what: &str) {
             c.len(),
             c[c.len() / 2],
             c[c.len() - 1]
+        );
+    }
+}
+
+/// The search path on the real pages at 1400 px: every set's query puts
+/// the exact set first (the page's own search code, on the landing page),
+/// and the sets the chips take more than 5 clicks to reach are driven as
+/// a reader does. Returns the search path's clicks by anchor (the sets
+/// whose query finds them first).
+fn search_path<'a>(
+    d: &Driver,
+    base: &str,
+    site: &Path,
+    sets: &'a HashMap<String, Expected>,
+    picked: &crate::browser_picker::PickerRun,
+) -> HashMap<&'a str, u64> {
+    let tasks: Vec<SearchTask> = (search_tasks(site).into_iter())
+        .filter(|t| sets.contains_key(&t.anchor))
+        .collect();
+    assert_eq!(tasks.len(), sets.len(), "a query for every set");
+    let missed = not_first(d, base, &tasks);
+    eprintln!(
+        "real pages, search: the exact set first for {}/{} queries",
+        tasks.len() - missed.len(),
+        tasks.len()
+    );
+    for (_, m) in &missed {
+        eprintln!("  not first: {m}");
+    }
+    let mut chips: HashMap<&str, u64> = HashMap::new();
+    for (model, clicks) in &picked.clicks {
+        let anchors = anchors_of(sets, model);
+        chips.extend(
+            anchors
+                .iter()
+                .map(|a| a.as_str())
+                .zip(clicks.iter().map(|c| c + 1)),
+        );
+    }
+    // Driven: every set over 5 by the chips, and every 40th other set.
+    let over: Vec<&SearchTask> = (tasks.iter())
+        .filter(|t| chips[t.anchor.as_str()] > 5)
+        .collect();
+    let sample = (tasks.iter())
+        .filter(|t| chips[t.anchor.as_str()] <= 5)
+        .step_by(40);
+    let driven: Vec<&SearchTask> = over.iter().copied().chain(sample).collect();
+    let t0 = std::time::Instant::now();
+    let driven = drive_search_path(d, base, &driven, sets);
+    eprintln!(
+        "real pages, search path driven as a reader for {} sets ({} over 5 clicks by the chips, \
+         every 40th other): {} s",
+        driven.len(),
+        over.len(),
+        t0.elapsed().as_secs()
+    );
+    if let Some(most) = over.iter().max_by_key(|t| chips[t.anchor.as_str()]) {
+        let dir = support::repo().join("target/browser-test/real");
+        crate::browser_search_path::screenshots(d, base, most, &dir);
+    }
+    let first = (tasks.iter()).filter(|t| !missed.iter().any(|(a, _)| *a == t.anchor));
+    let search_clicks = |t: &SearchTask| driven.get(&t.anchor).copied().unwrap_or(2);
+    first
+        .map(|t| {
+            (
+                sets.get_key_value(&t.anchor).unwrap().0.as_str(),
+                search_clicks(t),
+            )
+        })
+        .collect()
+}
+
+/// The landing page shows the search box in the top bar, in view without
+/// a scroll, at both widths.
+fn landing_search_box(d: &Driver, base: &str) {
+    for (w, h) in [(1400, 900), (390, 844)] {
+        view(d, w, h, false);
+        d.goto("about:blank");
+        d.goto(&format!("{base}index.html"));
+        let r = in_view(d, "#search-input", true);
+        assert_eq!(
+            r["inView"], true,
+            "{w} px: the landing page's search box: {r}"
+        );
+        eprintln!(
+            "real pages, landing page, {w} px: the search box in view (top {} px, bottom {} px)",
+            r["top"], r["bottom"]
         );
     }
 }
@@ -165,14 +326,26 @@ fn browser_real_pages_standalone_and_under_mdbook() {
     };
     let site = book.join("book");
     mdbook_agentx::build(&book, &mdbook_agentx::BuildOptions::default()).unwrap();
-    let sets = expected_in(&book, Path::new("data"), &site);
+    let mut sets = expected_in(&book, Path::new("data"), &site);
     assert_eq!(sets.len(), REAL_SETS);
+    let only = std::env::var("AGENTX_REAL_MODEL").ok();
+    if let Some(model) = &only {
+        sets.retain(|_, e| model_page_of(e.page()) == *model);
+        assert!(
+            !sets.is_empty(),
+            "AGENTX_REAL_MODEL={model}: no such model page"
+        );
+    }
     let base = format!("file://{}/", site.display());
     let d = Driver::start(&driver, "real-pages");
     let t = std::time::Instant::now();
 
+    landing_search_box(&d, &base);
     // Opening pages and permalinks, at both widths.
     for (w, h) in [(1400, 900), (390, 844)] {
+        if only.is_some() {
+            break;
+        }
         view(&d, w, h, false);
         let n = pages_open_at_copy_all(&d, &base, &sets);
         eprintln!(
@@ -180,11 +353,20 @@ fn browser_real_pages_standalone_and_under_mdbook() {
         );
     }
     // Every set through its model page's picker, on desktop, each click
-    // and Copy all in view, no scroll.
+    // and Copy all in view, no scroll; and by search from the landing page.
     view(&d, 1400, 900, false);
     let picked = drive_model_pages(&d, &base, &sets, 1, true);
-    assert_eq!(picked.sets, REAL_SETS);
-    print_task_table(&picked, "real pages, standalone, 1400 px");
+    assert_eq!(picked.sets, sets.len());
+    let search = search_path(&d, &base, &site, &sets, &picked);
+    let over = print_task_table(&picked, &sets, &search, "real pages, standalone, 1400 px");
+    assert!(
+        over.is_empty(),
+        "sets over 5 clicks by the chips and by search:\n{}",
+        over.join("\n")
+    );
+    if only.is_some() {
+        return;
+    }
     let (landed, switches) = hardware_switches(&d, &base, &sets);
     eprintln!("real pages: hardware switches landing on a measured launch: {landed}/{switches}");
     assert_eq!(
@@ -285,7 +467,10 @@ fn under_mdbook(d: &Driver, book: &Path, sets: &HashMap<String, Expected>) {
     }
     view(d, 1400, 900, false);
     let picked = drive_model_pages(d, &base, sets, 7, true);
-    print_task_table(&picked, "real pages, mdBook, 1400 px (every 7th set)");
+    print_chips_table(
+        &picked,
+        "real pages, mdBook, 1400 px (every 7th set; chips only)",
+    );
     for page in ["glm-5.2.html", largest_deployment_page(sets).as_str()] {
         d.goto(&format!("{base}{page}"));
         let least: Value = d.exec(crate::browser_mdbook::SMALLEST_CONTROL_TEXT, json!([]));

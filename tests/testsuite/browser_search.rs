@@ -144,6 +144,13 @@ const QUERIES: &[(&str, &str, &str)] = &[
          4 of MTP 4-1-5); DeepSeek-V4's GB300 1P1D cell has two workers of two nodes each, after it",
     ),
     (
+        "deepseek-v4 1p1d prefill dep8 2 nodes",
+        "DeepSeek-V4 » GB300 · Disagg 1P1D · prefill DEP8 (2 nodes) · decode DEP8 (2 nodes) · MTP 3-1-4",
+        "the words of a deployment chip's label: deepseek-v4.json's only 1P1D cell with a DEP8 prefill \
+         is disagg#2, whose workers run on 2 nodes each (4 in all: `2 nodes` is a word of its label, \
+         not its size); pages first",
+    ),
+    (
         "combinations",
         "GLM-5.2 » GB300 · Agg DEP8 (2 nodes) · MTP 4-1-5 » Combinations",
         "a heading of every deployment chapter; the first in reading order",
@@ -209,7 +216,7 @@ fn browser_search() {
 
 /// Key presses as a reader makes them (WebDriver actions: real key events
 /// to the focused element).
-fn keys(d: &Driver, text: &str) {
+pub(crate) fn keys(d: &Driver, text: &str) {
     let mut actions = Vec::new();
     for c in text.chars() {
         actions.push(json!({"type": "keyDown", "value": c.to_string()}));

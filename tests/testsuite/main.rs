@@ -14,6 +14,7 @@ mod browser_picker;
 mod browser_real;
 mod browser_repeat;
 mod browser_search;
+mod browser_search_path;
 mod browser_selector;
 mod check;
 mod ci;

@@ -222,9 +222,14 @@ impl Catalog {
                 &d.hw,
                 &d.hw_label,
                 &d.checkpoint,
+                // The checkpoint's name without its owner, as one word
+                // (`deepseek-v4-pro`): its parts alone would also match
+                // `deepseek-ai/DeepSeek-V4-Pro-0813`.
+                d.checkpoint.rsplit('/').next().unwrap_or(""),
                 &d.label,
                 detail,
                 &size_words(d.gpus, d.nodes),
+                &label_size_words(&d.label),
             ]);
             // The deployment's own status: its page matches it, its sets
             // match their own.
@@ -291,6 +296,26 @@ impl Catalog {
 /// 4-1-5`).
 fn size_words(gpus: u32, nodes: u32) -> String {
     format!("gpus gpu {gpus}gpus {gpus}gpu nodes node {nodes}nodes {nodes}node")
+}
+
+/// The counts a deployment's label gives its workers (`prefill DEP8 (2
+/// nodes)`) as the words book.js makes of a query's `2 nodes`: `2nodes`
+/// and `2node`. A reader typing the label finds the deployment, though its
+/// own size ([`size_words`]) is another count.
+fn label_size_words(label: &str) -> String {
+    let words: Vec<&str> = label
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = String::new();
+    for pair in words.windows(2) {
+        let noun = pair[1].to_ascii_lowercase();
+        let noun = noun.trim_end_matches(['s', ',', '·']);
+        if pair[0].bytes().all(|b| b.is_ascii_digit()) && matches!(noun, "gpu" | "node") {
+            out.push_str(&format!("{n}{noun}s {n}{noun} ", n = pair[0]));
+        }
+    }
+    out
 }
 
 /// The words a set's router is found by. `sglang` alone also names the

@@ -157,3 +157,34 @@ fn status_words_stay_with_their_entry() {
         );
     }
 }
+
+/// What a reader types of a deployment chip finds it: the checkpoint's
+/// name without its owner is one word (`mini-fp8` of `example/Mini-FP8`;
+/// its parts alone would also match `Mini-FP8-0813`), and a label's
+/// worker counts are words as book.js reads a query's `2 nodes`.
+#[test]
+fn checkpoint_names_and_label_counts_are_words() {
+    let (_, index) = mini_index();
+    let pages: Vec<&Value> = (index["p"].as_array().unwrap().iter())
+        .filter(|p| !p[6].as_array().unwrap().is_empty())
+        .collect();
+    assert!(!pages.is_empty());
+    for p in &pages {
+        let ctx = words(&index, &p[6]);
+        assert!(ctx.contains(&"mini-fp8".to_string()), "{ctx:?}");
+    }
+    // The mini book shows its H200 cells only: labels without counts.
+    for (label, want) in [
+        ("Agg TP4", ""),
+        (
+            "Disagg 1P1D · prefill DEP8 (2 nodes) · decode DEP16 (4 nodes)",
+            "2nodes 2node 4nodes 4node ",
+        ),
+        ("Agg TP8 (1 node)", "1nodes 1node "),
+        ("Agg (8 GPUs)", "8gpus 8gpu "),
+        ("MTP 4-1-5 · 2 workers", ""),
+        ("Ünïcode (3 Nodes) ·", "3nodes 3node "),
+    ] {
+        assert_eq!(label_size_words(label), want, "{label}");
+    }
+}
