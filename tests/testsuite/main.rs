@@ -7,6 +7,7 @@ mod agent_files;
 mod bounds;
 mod browser;
 mod browser_axe;
+mod browser_budget;
 mod browser_chrome;
 mod browser_focus;
 mod browser_mdbook;
