@@ -9,6 +9,7 @@ mod browser;
 mod browser_axe;
 mod browser_budget;
 mod browser_chrome;
+mod browser_download;
 mod browser_focus;
 mod browser_mdbook;
 mod browser_picker;
