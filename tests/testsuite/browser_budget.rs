@@ -77,7 +77,15 @@ pub(crate) fn type_into(d: &Driver, css: &str, text: &str) {
         "/element",
         Some(json!({"using": "css selector", "value": css})),
     );
-    let id = e.as_object().unwrap().values().next().unwrap().as_str().unwrap().to_string();
+    let id = e
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string();
     d.cmd(
         "POST",
         &format!("/element/{id}/value"),
@@ -131,8 +139,14 @@ fn page_deps(d: &Driver, decoded: &HashMap<String, (u32, u32)>, model: &str) -> 
                 anchor: v[0].as_str().unwrap().to_string(),
                 hw: v[1].as_u64().unwrap(),
                 ckpt: v[2].as_str().unwrap().to_string(),
-                gpus: v[3].as_u64().unwrap_or_else(|| panic!("{model}: no gpus: {v}")) as u32,
-                nodes: v[4].as_u64().unwrap_or_else(|| panic!("{model}: no nodes: {v}")) as u32,
+                gpus: v[3]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("{model}: no gpus: {v}"))
+                    as u32,
+                nodes: v[4]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("{model}: no nodes: {v}"))
+                    as u32,
             };
             assert_eq!(
                 decoded.get(&dep.anchor),
@@ -162,7 +176,9 @@ fn check_budget(
     type_into(d, ".agentx-picker .agentx-budget-nodes", &text(nodes));
     let what = format!("{model} with gpus {gpus:?}, nodes {nodes:?}");
     let fits = |x: &Dep| gpus.is_none_or(|n| x.gpus <= n) && nodes.is_none_or(|m| x.nodes <= m);
-    let fitting: BTreeSet<u64> = (0..deps.len() as u64).filter(|&i| fits(&deps[i as usize])).collect();
+    let fitting: BTreeSet<u64> = (0..deps.len() as u64)
+        .filter(|&i| fits(&deps[i as usize]))
+        .collect();
     let all: BTreeSet<u64> = (0..deps.len() as u64).collect();
     let got = d.exec(OFFERED, json!([]));
     // The chosen launch fits (the picker moved to one) and is the URL.
@@ -170,7 +186,10 @@ fn check_budget(
     let dep = targets[shown]["dep"].as_u64().unwrap();
     let offered: BTreeSet<u64> = serde_json::from_value(got["deps"].clone()).unwrap();
     let status = got["status"].as_str().unwrap();
-    assert_eq!(got["hash"], got["shown"], "{what}: the URL names the chosen launch");
+    assert_eq!(
+        got["hash"], got["shown"],
+        "{what}: the URL names the chosen launch"
+    );
     if gpus.is_none() && nodes.is_none() {
         assert_eq!(offered, all, "{what}: off offers every deployment");
         assert!(status.starts_with("Off"), "{what}: {status}");
@@ -178,10 +197,19 @@ fn check_budget(
     } else if fitting.is_empty() {
         assert_eq!(offered, all, "{what}: nothing fits, every deployment stays");
         assert_eq!(got["none"], true, "{what}: {status}");
-        assert!(status.starts_with("No deployment fits "), "{what}: {status}");
+        assert!(
+            status.starts_with("No deployment fits "),
+            "{what}: {status}"
+        );
     } else {
-        assert_eq!(offered, fitting, "{what}: the chips offer exactly those that fit");
-        assert!(fitting.contains(&dep), "{what}: the chosen {shown} does not fit");
+        assert_eq!(
+            offered, fitting,
+            "{what}: the chips offer exactly those that fit"
+        );
+        assert!(
+            fitting.contains(&dep),
+            "{what}: the chosen {shown} does not fit"
+        );
         assert_eq!(
             status,
             format!(
@@ -280,13 +308,21 @@ fn browser_budget_offers_exactly_the_deployments_that_fit() {
             budgets += 1;
         }
         // Clear turns the budget off.
-        type_into(&d, ".agentx-picker .agentx-budget-gpus", &min_gpus.to_string());
+        type_into(
+            &d,
+            ".agentx-picker .agentx-budget-gpus",
+            &min_gpus.to_string(),
+        );
         d.exec(
             "document.querySelector('.agentx-picker .agentx-budget-clear').click();",
             json!([]),
         );
         let got = d.exec(OFFERED, json!([]));
-        assert_eq!(got["deps"].as_array().unwrap().len(), deps.len(), "{model}: Clear");
+        assert_eq!(
+            got["deps"].as_array().unwrap().len(),
+            deps.len(),
+            "{model}: Clear"
+        );
         assert_eq!(got["clear"], false, "{model}: Clear hides itself");
         let errors = d.console_errors();
         assert!(errors.is_empty(), "{model}: console errors: {errors:?}");
@@ -329,7 +365,10 @@ fn axe_and_screenshots(d: &Driver, base: &str, models: &[String]) {
                 assert!(v.is_empty(), "{model} at {w} px, {scheme}, 8 GPUs: {v:#?}");
                 type_into(d, ".agentx-picker .agentx-budget-gpus", "1");
                 let v = axe_violations(d, axe);
-                assert!(v.is_empty(), "{model} at {w} px, {scheme}, nothing fits: {v:#?}");
+                assert!(
+                    v.is_empty(),
+                    "{model} at {w} px, {scheme}, nothing fits: {v:#?}"
+                );
             }
             d.screenshot(&dir.join(format!("model-{w}-{scheme}-none.png")));
         }

@@ -93,7 +93,10 @@ fn expected_names(set: &CommandSet) -> Vec<String> {
         v.push("env-vars.sh".to_string());
     }
     for (i, p) in set.processes.iter().enumerate() {
-        v.push(format!("{}.sh", slug(&format!("{} {}", i + 1, p.long_title))));
+        v.push(format!(
+            "{}.sh",
+            slug(&format!("{} {}", i + 1, p.long_title))
+        ));
         v.extend(p.files.iter().map(|f| f.name.clone()));
     }
     v.extend(set.loose_files.iter().map(|f| f.name.clone()));
@@ -114,7 +117,11 @@ fn check_window(
     let blocks = got["blocks"].as_array().unwrap();
     let texts: Vec<&str> = blocks.iter().map(|b| b["text"].as_str().unwrap()).collect();
     let names: Vec<&str> = blocks.iter().map(|b| b["name"].as_str().unwrap()).collect();
-    assert_eq!(texts, expected_blocks(set), "{at}#{anchor}: downloads against decode");
+    assert_eq!(
+        texts,
+        expected_blocks(set),
+        "{at}#{anchor}: downloads against decode"
+    );
     assert_eq!(names, expected_names(set), "{at}#{anchor}: file names");
     for b in blocks {
         assert_eq!(
@@ -122,7 +129,10 @@ fn check_window(
             "{at}#{anchor}: {} differs from its block's Copy",
             b["name"]
         );
-        assert_eq!(b["label"], json!(format!("Download {}", b["name"].as_str().unwrap())));
+        assert_eq!(
+            b["label"],
+            json!(format!("Download {}", b["name"].as_str().unwrap()))
+        );
         if b["name"].as_str().unwrap().ends_with(".sh") {
             scripts.insert(b["text"].as_str().unwrap().to_string());
         }
@@ -174,7 +184,11 @@ fn browser_download_equals_copy_and_runs() {
     view(&d, 1400, 900, false);
     // The clicks below download nothing to disk (the recorded text is
     // compared); one real download follows.
-    cdp(&d, "Browser.setDownloadBehavior", json!({"behavior": "deny"}));
+    cdp(
+        &d,
+        "Browser.setDownloadBehavior",
+        json!({"behavior": "deny"}),
+    );
     d.console_errors();
     let mut scripts = BTreeSet::new();
     let (mut on_models, mut on_pages) = (0, 0);
@@ -248,16 +262,30 @@ fn real_download(d: &Driver, base: &str, model: &str, sets: &HashMap<String, &Co
     let e = d.cmd(
         "POST",
         "/element",
-        Some(json!({"using": "css selector", "value": ".agentx-data-window button.agentx-download"})),
+        Some(
+            json!({"using": "css selector", "value": ".agentx-data-window button.agentx-download"}),
+        ),
     );
-    let id = e.as_object().unwrap().values().next().unwrap().as_str().unwrap().to_string();
+    let id = e
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string();
     d.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
     let rec = d.exec("return window.__agentxLastDownload;", json!([]));
     let name = rec["name"].as_str().unwrap();
     let file = dir.join(name);
     let t = Instant::now();
     while !file.exists() {
-        assert!(t.elapsed() < Duration::from_secs(10), "{name} was not saved in {}", dir.display());
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "{name} was not saved in {}",
+            dir.display()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let anchor = d.exec(
@@ -265,7 +293,11 @@ fn real_download(d: &Driver, base: &str, model: &str, sets: &HashMap<String, &Co
         json!([]),
     );
     let first = &expected_blocks(sets[anchor.as_str().unwrap()])[0];
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), *first, "{name}: the saved bytes");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        *first,
+        "{name}: the saved bytes"
+    );
     assert_eq!(rec["text"], json!(first));
     eprintln!("saved {name} ({} bytes) == its block", first.len());
 }
