@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:3c6b158119d56ce6 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:0f4550e08a89c552 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -558,7 +558,8 @@
     this.clearBudget.hidden = !b;
     s.classList.toggle("agentx-budget-none", !!b && !this.anyFits);
     if (!b) {
-      s.textContent = "Off: every deployment is shown. Enter the GPUs or nodes you have to see those that fit.";
+      // One line on a phone: the fields say what to enter.
+      s.textContent = "Off: every deployment is shown.";
       return;
     }
     if (this.anyFits) {

@@ -110,7 +110,8 @@
     this.clearBudget.hidden = !b;
     s.classList.toggle("agentx-budget-none", !!b && !this.anyFits);
     if (!b) {
-      s.textContent = "Off: every deployment is shown. Enter the GPUs or nodes you have to see those that fit.";
+      // One line on a phone: the fields say what to enter.
+      s.textContent = "Off: every deployment is shown.";
       return;
     }
     if (this.anyFits) {
