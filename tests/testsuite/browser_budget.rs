@@ -72,20 +72,7 @@ return out;
 /// Types `text` into the element `css` as a reader would: focus, select
 /// all, delete, then the keys (WebDriver's key input, which fires `input`).
 pub(crate) fn type_into(d: &Driver, css: &str, text: &str) {
-    let e = d.cmd(
-        "POST",
-        "/element",
-        Some(json!({"using": "css selector", "value": css})),
-    );
-    let id = e
-        .as_object()
-        .unwrap()
-        .values()
-        .next()
-        .unwrap()
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = crate::browser_axe::element_id(d, css);
     d.cmd(
         "POST",
         &format!("/element/{id}/value"),

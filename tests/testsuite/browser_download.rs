@@ -10,15 +10,14 @@
 //! (a trusted click, Chromium writing the file) and its bytes compared.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mdbook_agentx::{CommandSet, Library};
 use serde_json::{Value, json};
 
 use crate::browser::{Driver, chromedriver, expected_blocks};
+use crate::browser_axe::cdp;
 use crate::browser_chrome::view;
 use crate::browser_picker::{TARGETS, model_page_of};
 use crate::support;
@@ -143,28 +142,10 @@ fn check_window(
 /// `bash -n` on each script: it parses as it is.
 fn bash_parses(scripts: &BTreeSet<String>) {
     for s in scripts {
-        let mut child = Command::new("bash")
-            .arg("-n")
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("bash");
-        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "bash -n refused a downloaded script: {}\n{s}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        if let Some(e) = crate::reader::bash_parse_error(s) {
+            panic!("bash -n refused a downloaded script: {e}\n{s}");
+        }
     }
-}
-
-fn cdp(d: &Driver, cmd: &str, params: Value) {
-    d.cmd(
-        "POST",
-        "/goog/cdp/execute",
-        Some(json!({ "cmd": cmd, "params": params })),
-    );
 }
 
 #[test]
@@ -259,22 +240,7 @@ fn real_download(d: &Driver, base: &str, model: &str, sets: &HashMap<String, &Co
         json!({"behavior": "allow", "downloadPath": dir.to_string_lossy()}),
     );
     d.goto(&format!("{base}{model}"));
-    let e = d.cmd(
-        "POST",
-        "/element",
-        Some(
-            json!({"using": "css selector", "value": ".agentx-data-window button.agentx-download"}),
-        ),
-    );
-    let id = e
-        .as_object()
-        .unwrap()
-        .values()
-        .next()
-        .unwrap()
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = crate::browser_axe::element_id(d, ".agentx-data-window button.agentx-download");
     d.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
     let rec = d.exec("return window.__agentxLastDownload;", json!([]));
     let name = rec["name"].as_str().unwrap();
