@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:626fc17417353e0e — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:cbcf0c588e03e9be — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -307,13 +307,15 @@
     });
   }
 
+  // The deployments of `hw` (and `ckpt`, unless null) that the GPU budget
+  // leaves (35-budget.js).
   Selector.prototype.depsOf = function (hw, ckpt) {
-    return this.data.deps
+    return this.narrowed(this.data.deps
       .map(function (d, i) { return i; })
       .filter(function (i) {
         var d = this.data.deps[i];
         return d.hw === hw && (ckpt === null || d.ckpt === ckpt);
-      }, this);
+      }, this));
   };
 
   Selector.prototype.routersOf = function (dep) {
@@ -394,7 +396,9 @@
   Selector.prototype.modelRows = function () {
     var c = this.choice, deps = this.data.deps, dep = deps[c.dep], self = this;
     var hws = [];
-    deps.forEach(function (d) { if (hws.indexOf(d.hw) < 0) hws.push(d.hw); });
+    this.narrowed(deps.map(function (d, i) { return i; })).forEach(function (i) {
+      if (hws.indexOf(deps[i].hw) < 0) hws.push(deps[i].hw);
+    });
     hws.sort(function (a, b) { return a - b; });
     var ckpts = [];
     this.depsOf(dep.hw, null).forEach(function (i) { if (ckpts.indexOf(deps[i].ckpt) < 0) ckpts.push(deps[i].ckpt); });
@@ -441,6 +445,131 @@
     var dep = this.data.deps[c.dep];
     return [this.data.model, this.data.hw[dep.hw], dep.label, dep.points[c.point][0],
       this.tierLabel[c.tier], this.routerLabel[c.router]].join(" · ");
+  };
+
+  // ---- The GPU budget: "I have N GPUs on M nodes" (the model page) ----
+  // Off by default (both fields empty). With a budget, the picker's
+  // hardware, checkpoint and deployment chips narrow to the deployments
+  // that fit (`gpus` ≤ N, `nodes` ≤ M: GPUs per node differ by hardware,
+  // so both are asked); an empty field is no limit. When nothing fits, a
+  // status line says so and names the smallest deployment, and every chip
+  // stays. The chosen launch is always among the chips; when a budget
+  // rules it out, the picker moves to a launch that fits, by the selector
+  // rules (a deployment switch opens its measured launch). Built once,
+  // outside the rows the chips are redrawn in, so typing keeps its focus.
+
+  // Whether deployment `i` fits the budget (any, when there is none).
+  Selector.prototype.fits = function (i) {
+    var b = this.budget, d = this.data.deps[i];
+    if (!b) return true;
+    return (b.gpus === null || d.gpus <= b.gpus) && (b.nodes === null || d.nodes <= b.nodes);
+  };
+
+  // `list` (deployment indices) narrowed to those that fit, and the chosen
+  // one; all of `list` when no budget is set, none fits anywhere, or none
+  // of `list` fits.
+  Selector.prototype.narrowed = function (list) {
+    if (!this.budget || !this.anyFits) return list;
+    var self = this, chosen = this.choice ? this.choice.dep : -1;
+    var out = list.filter(function (i) { return i === chosen || self.fits(i); });
+    return out.length ? out : list;
+  };
+
+  // `N GPUs on M nodes`, as far as the budget says.
+  function budgetText(b) {
+    var parts = [];
+    if (b.gpus !== null) parts.push(b.gpus + (b.gpus === 1 ? " GPU" : " GPUs"));
+    if (b.nodes !== null) parts.push(b.nodes + (b.nodes === 1 ? " node" : " nodes"));
+    return parts.join(" on ");
+  }
+  function sizeText(d) {
+    return d.gpus + (d.gpus === 1 ? " GPU" : " GPUs") + " on " + d.nodes + (d.nodes === 1 ? " node" : " nodes");
+  }
+
+  // A field's number: a whole number ≥ 0, or null (empty: no limit).
+  function fieldValue(input) {
+    if (input.value.trim() === "") return null;
+    var n = Math.floor(Number(input.value));
+    return isFinite(n) ? Math.max(0, n) : null;
+  }
+
+  // The budget row: two number fields and a status line.
+  Selector.prototype.buildBudget = function () {
+    var self = this, id = "agentx-row-budget-" + this.uid;
+    var row = el("div", { "class": "agentx-row agentx-row-budget", role: "group", "aria-labelledby": id });
+    row.appendChild(el("div", { "class": "agentx-row-title", id: id }, "GPU budget"));
+    var fields = el("div", { "class": "agentx-budget-fields" });
+    var status = el("div", { "class": "agentx-row-note agentx-budget-status", id: id + "-status",
+      role: "status", "aria-live": "polite" });
+    function field(cls, before, after) {
+      var label = el("label", { "class": "agentx-budget-field" }, before + " ");
+      var input = el("input", { type: "number", "class": "agentx-budget-input " + cls, min: "0", step: "1",
+        inputmode: "numeric", placeholder: "any", "aria-describedby": status.id });
+      label.appendChild(input);
+      label.appendChild(document.createTextNode(" " + after));
+      fields.appendChild(label);
+      input.addEventListener("input", function () { self.setBudget(fieldValue(self.gpusField),
+        fieldValue(self.nodesField)); });
+      return input;
+    }
+    this.gpusField = field("agentx-budget-gpus", "I have", "GPUs");
+    this.nodesField = field("agentx-budget-nodes", "on", "nodes");
+    this.clearBudget = el("button", { type: "button", "class": "agentx-budget-clear", hidden: "" }, "Clear");
+    this.clearBudget.addEventListener("click", function () {
+      self.gpusField.value = "";
+      self.nodesField.value = "";
+      self.setBudget(null, null);
+      self.gpusField.focus();
+    });
+    fields.appendChild(this.clearBudget);
+    row.appendChild(fields);
+    row.appendChild(status);
+    this.budgetStatus = status;
+    this.budgetRow = row;
+    this.showBudget();
+    return row;
+  };
+
+  // Sets the budget (null, null: off) and narrows the chips to it.
+  Selector.prototype.setBudget = function (gpus, nodes) {
+    var self = this, deps = this.data.deps;
+    this.budget = gpus === null && nodes === null ? null : { gpus: gpus, nodes: nodes };
+    var all = deps.map(function (d, i) { return i; });
+    var fitting = all.filter(function (i) { return self.fits(i); });
+    this.anyFits = fitting.length > 0;
+    this.showBudget(fitting);
+    if (!this.choice) return;
+    if (this.budget && this.anyFits && !this.fits(this.choice.dep)) {
+      // The closest launch that fits: same hardware and checkpoint, else
+      // same hardware, else the first that fits; its measured launch.
+      var now = deps[this.choice.dep];
+      var pick = fitting.filter(function (i) { return deps[i].hw === now.hw && deps[i].ckpt === now.ckpt; })[0];
+      if (pick === undefined) pick = fitting.filter(function (i) { return deps[i].hw === now.hw; })[0];
+      if (pick === undefined) pick = fitting[0];
+      this.select(this.initial(pick), "replace");
+    } else {
+      this.renderChips();
+    }
+  };
+
+  // The status line and the Clear button, for the budget now.
+  Selector.prototype.showBudget = function (fitting) {
+    var b = this.budget, deps = this.data.deps, s = this.budgetStatus;
+    this.clearBudget.hidden = !b;
+    s.classList.toggle("agentx-budget-none", !!b && !this.anyFits);
+    if (!b) {
+      // One line on a phone: the fields say what to enter.
+      s.textContent = "Off: every deployment is shown.";
+      return;
+    }
+    if (this.anyFits) {
+      s.textContent = fitting.length + " of " + deps.length + (deps.length === 1 ? " deployment fits " :
+        " deployments fit ") + budgetText(b) + ".";
+      return;
+    }
+    var small = deps.slice().sort(function (x, y) { return x.gpus - y.gpus || x.nodes - y.nodes; })[0];
+    s.textContent = "No deployment fits " + budgetText(b) + ": the smallest, " + this.data.hw[small.hw] + " · " +
+      small.label + ", uses " + sizeText(small) + ". Every deployment is shown.";
   };
 
   // ---- The command window: header, tabs, Copy, Copy all, Copy link ----
@@ -553,19 +682,34 @@
     return parts.join("\n\n") + "\n";
   }
 
-  // A Download button for each panel's command (the first block).
-  function addDownloads(panels, names) {
+  // A Download button above each block of the panels: a panel's command
+  // (the first block) as `<n>-<long title>.sh` (Env Vars as `env-vars.sh`),
+  // each config file after it by its own name (`win`: the process's files,
+  // and the loose files after the last process). The bytes are the block's
+  // Copy's: the code's text without the final newline.
+  function addDownloads(panels, names, win) {
+    var procs = win.procs.slice();
     panels.forEach(function (panel, i) {
-      var code = panel.querySelector("pre > code");
-      if (!code) return;
-      var name = i === 0 && names[0] === "Env Vars" ? "env-vars.sh" : scriptName(names[i] || "command");
-      var p = el("p", { "class": "agentx-block-actions" });
-      var save = el("button", { type: "button", "class": "agentx-download", "aria-label": "Download " + name },
-        "Download");
-      save.addEventListener("click", function () { download(codeText(code), name, save); });
-      p.appendChild(save);
-      var pre = code.parentNode, at = pre.parentNode.classList.contains("codeblock") ? pre.parentNode : pre;
-      at.parentNode.insertBefore(p, at);
+      var env = i === 0 && names[0] === "Env Vars", n = win.procs.length - procs.length + 1;
+      var proc = env ? null : procs.shift() || ["", "command", "", []];
+      var files = env ? [] : proc[3].map(function (f) { return f[0]; });
+      if (i === panels.length - 1) files = files.concat(win.loose.map(function (f) { return f[0]; }));
+      var blocks = panel.querySelectorAll("pre > code");
+      // As the model page names it: `4-prefill-worker.sh`.
+      var first = env ? "env-vars.sh" : scriptName(n + " · " + proc[1]);
+      // Files by name only when the page's blocks are the data's.
+      var list = blocks.length === files.length + 1 ? [first].concat(files) : [first];
+      list.forEach(function (name, k) {
+        var code = blocks[k];
+        if (!code) return;
+        var p = el("p", { "class": "agentx-block-actions" });
+        var save = el("button", { type: "button", "class": "agentx-download", "aria-label": "Download " + name },
+          "Download");
+        save.addEventListener("click", function () { download(codeText(code), name, save); });
+        p.appendChild(save);
+        var pre = code.parentNode, at = pre.parentNode.classList.contains("codeblock") ? pre.parentNode : pre;
+        at.parentNode.insertBefore(p, at);
+      });
     });
   }
 
@@ -589,7 +733,7 @@
     }));
     notesAfter(div, panels);
     if (panels.length > 1) panels[0].parentNode.insertBefore(makeTabs(names, panels, state), panels[0]);
-    addDownloads(panels, names);
+    addDownloads(panels, names, win);
     focusableBlocks(div);
   }
 
@@ -721,6 +865,8 @@
       line.appendChild(this.other);
       m.appendChild(line);
     }
+    // The GPU budget narrows the model page's deployments (35-budget.js).
+    if (!this.here && this.data.deps.length > 1) m.appendChild(this.buildBudget());
     this.chipBox = el("div", { "class": "agentx-rows" });
     m.appendChild(this.chipBox);
     this.host = el("div", { "class": "agentx-window-host", "aria-live": "polite" });
@@ -737,15 +883,18 @@
     }
   };
 
-  // Shows the choice: its chips and its command window.
+  // Shows the choice: its chips and its command window. `history_`:
+  // "push" (a reader's choice: a new history entry), "replace" (one the
+  // GPU budget made: the URL names it, without an entry per keystroke) or
+  // null (the URL already names it).
   Selector.prototype.select = function (c, history_) {
     var set = this.setFor(c);
     this.choice = c;
     this.renderChips();
-    if (history_ === "push" && hashId() !== this.prefix + set[3]) {
-      history.pushState(null, "", "#" + this.prefix + set[3]);
+    if (history_ && hashId() !== this.prefix + set[3]) {
+      history[history_ === "push" ? "pushState" : "replaceState"](null, "", "#" + this.prefix + set[3]);
     }
-    if (history_ === "push") markTargeted(null);
+    if (history_) markTargeted(null);
     if (this.here) {
       this.show(set[3]);
       // The model page's picker opens on this launch.

@@ -42,6 +42,7 @@ pub(crate) const AGENTX_JS: &str = concat!(
     include_str!("../../assets/agentx/js/10-util.js"),
     include_str!("../../assets/agentx/js/20-data.js"),
     include_str!("../../assets/agentx/js/30-selector.js"),
+    include_str!("../../assets/agentx/js/35-budget.js"),
     include_str!("../../assets/agentx/js/40-window.js"),
     include_str!("../../assets/agentx/js/50-picker.js"),
     include_str!("../../assets/agentx/js/60-start.js"),

@@ -127,6 +127,10 @@ pub(super) struct DeploymentData<'a> {
     label: &'a str,
     sub: String,
     gpus: u32,
+    /// Nodes its workers occupy (the decoding rules' count): the picker's
+    /// GPU budget filter reads `gpus` and `nodes`, since GPUs per node
+    /// differ by hardware.
+    nodes: u32,
     submitted: &'static str,
     available: Vec<&'static str>,
     #[serde(serialize_with = "unavailable_map")]
@@ -193,6 +197,7 @@ pub(super) fn deployment_data(d: &Deployment, hw: usize, href: String) -> Deploy
         label: &d.label,
         sub: deployment_subline(d),
         gpus: d.gpus,
+        nodes: d.nodes,
         submitted: d.submitted.id(),
         available: d.available.iter().map(|t| t.id()).collect(),
         unavailable: &d.unavailable,
@@ -290,5 +295,29 @@ mod tests {
         for other in page.deployments.iter().filter(|d| d.anchor != gb300.anchor) {
             assert!(!html.contains(&other.anchor), "{}", other.anchor);
         }
+    }
+
+    /// Every deployment's data carries its GPUs and nodes as decoded, for
+    /// the model page's GPU budget filter. The fixture's GB300 deployment
+    /// counted by hand from its blocks: one prefill worker spanning 2 nodes,
+    /// two decode workers pinned to 2 GPU groups of one shared node: 3
+    /// nodes, 12 GPUs; the H200 ones run on one node.
+    #[test]
+    fn deployment_data_carries_gpus_and_nodes() {
+        let page = crate::decode::decode_file(&fixture("data/mini.json"))
+            .unwrap()
+            .page;
+        let mut seen = Vec::new();
+        for d in &page.deployments {
+            let json = serde_json::to_value(deployment_data(d, 0, String::new())).unwrap();
+            assert_eq!(json["gpus"], d.gpus, "{}", d.anchor);
+            assert_eq!(json["nodes"], d.nodes, "{}", d.anchor);
+            seen.push((d.hw.as_str(), d.gpus, d.nodes));
+        }
+        assert_eq!(
+            seen,
+            [("h200", 4, 1), ("gb300", 12, 3), ("h200", 2, 1)],
+            "as counted by hand"
+        );
     }
 }

@@ -17,13 +17,24 @@ pub(crate) fn exec_async(d: &Driver, script: &str, args: Value) -> Value {
     )
 }
 
-/// A Chrome DevTools command (media emulation, device metrics).
-fn cdp(d: &Driver, cmd: &str, params: Value) -> Value {
+/// A Chrome DevTools command (media emulation, device metrics, downloads).
+pub(crate) fn cdp(d: &Driver, cmd: &str, params: Value) -> Value {
     d.cmd(
         "POST",
         "/goog/cdp/execute",
         Some(json!({ "cmd": cmd, "params": params })),
     )
+}
+
+/// The WebDriver id of the first element matching `css`.
+pub(crate) fn element_id(d: &Driver, css: &str) -> String {
+    let e = d.cmd(
+        "POST",
+        "/element",
+        Some(json!({"using": "css selector", "value": css})),
+    );
+    let id = e.as_object().unwrap().values().next().unwrap();
+    id.as_str().unwrap().to_string()
 }
 
 /// Whether a missing axe-core fails the test: in CI (`CI=true`, which also

@@ -17,7 +17,7 @@ use crate::browser_selector::Expected;
 /// Every set of the model page's data, as the chips that choose it:
 /// `anchor → {hw, ckpt, dep, point, tier, router}` (the data's usual
 /// anchors are written 0 and made from the keys, as agentx.js makes them).
-const TARGETS: &str = r##"
+pub(crate) const TARGETS: &str = r##"
 var data = JSON.parse(document.querySelector("script.agentx-model-data").textContent), out = {};
 data.deps.forEach(function (d, di) {
   d.sets.forEach(function (s) {

@@ -218,19 +218,7 @@ fn click(d: &Driver, css: &str) {
         "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});",
         json!([css]),
     );
-    let e = d.cmd(
-        "POST",
-        "/element",
-        Some(json!({"using": "css selector", "value": css})),
-    );
-    let id = e
-        .as_object()
-        .unwrap()
-        .values()
-        .next()
-        .unwrap()
-        .as_str()
-        .unwrap();
+    let id = crate::browser_axe::element_id(d, css);
     d.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
 }
 

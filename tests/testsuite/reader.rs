@@ -11,7 +11,7 @@ use mdbook_agentx::{CommandSet, Library, decode_file};
 use crate::support;
 
 /// `bash -n` (parse only, nothing runs) on `text`; the error, if any.
-fn bash_parse_error(text: &str) -> Option<String> {
+pub(crate) fn bash_parse_error(text: &str) -> Option<String> {
     let mut child = Command::new("bash")
         .arg("-n")
         .stdin(Stdio::piped())

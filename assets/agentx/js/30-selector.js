@@ -34,13 +34,15 @@
     });
   }
 
+  // The deployments of `hw` (and `ckpt`, unless null) that the GPU budget
+  // leaves (35-budget.js).
   Selector.prototype.depsOf = function (hw, ckpt) {
-    return this.data.deps
+    return this.narrowed(this.data.deps
       .map(function (d, i) { return i; })
       .filter(function (i) {
         var d = this.data.deps[i];
         return d.hw === hw && (ckpt === null || d.ckpt === ckpt);
-      }, this);
+      }, this));
   };
 
   Selector.prototype.routersOf = function (dep) {
@@ -121,7 +123,9 @@
   Selector.prototype.modelRows = function () {
     var c = this.choice, deps = this.data.deps, dep = deps[c.dep], self = this;
     var hws = [];
-    deps.forEach(function (d) { if (hws.indexOf(d.hw) < 0) hws.push(d.hw); });
+    this.narrowed(deps.map(function (d, i) { return i; })).forEach(function (i) {
+      if (hws.indexOf(deps[i].hw) < 0) hws.push(deps[i].hw);
+    });
     hws.sort(function (a, b) { return a - b; });
     var ckpts = [];
     this.depsOf(dep.hw, null).forEach(function (i) { if (ckpts.indexOf(deps[i].ckpt) < 0) ckpts.push(deps[i].ckpt); });

@@ -109,19 +109,34 @@
     return parts.join("\n\n") + "\n";
   }
 
-  // A Download button for each panel's command (the first block).
-  function addDownloads(panels, names) {
+  // A Download button above each block of the panels: a panel's command
+  // (the first block) as `<n>-<long title>.sh` (Env Vars as `env-vars.sh`),
+  // each config file after it by its own name (`win`: the process's files,
+  // and the loose files after the last process). The bytes are the block's
+  // Copy's: the code's text without the final newline.
+  function addDownloads(panels, names, win) {
+    var procs = win.procs.slice();
     panels.forEach(function (panel, i) {
-      var code = panel.querySelector("pre > code");
-      if (!code) return;
-      var name = i === 0 && names[0] === "Env Vars" ? "env-vars.sh" : scriptName(names[i] || "command");
-      var p = el("p", { "class": "agentx-block-actions" });
-      var save = el("button", { type: "button", "class": "agentx-download", "aria-label": "Download " + name },
-        "Download");
-      save.addEventListener("click", function () { download(codeText(code), name, save); });
-      p.appendChild(save);
-      var pre = code.parentNode, at = pre.parentNode.classList.contains("codeblock") ? pre.parentNode : pre;
-      at.parentNode.insertBefore(p, at);
+      var env = i === 0 && names[0] === "Env Vars", n = win.procs.length - procs.length + 1;
+      var proc = env ? null : procs.shift() || ["", "command", "", []];
+      var files = env ? [] : proc[3].map(function (f) { return f[0]; });
+      if (i === panels.length - 1) files = files.concat(win.loose.map(function (f) { return f[0]; }));
+      var blocks = panel.querySelectorAll("pre > code");
+      // As the model page names it: `4-prefill-worker.sh`.
+      var first = env ? "env-vars.sh" : scriptName(n + " · " + proc[1]);
+      // Files by name only when the page's blocks are the data's.
+      var list = blocks.length === files.length + 1 ? [first].concat(files) : [first];
+      list.forEach(function (name, k) {
+        var code = blocks[k];
+        if (!code) return;
+        var p = el("p", { "class": "agentx-block-actions" });
+        var save = el("button", { type: "button", "class": "agentx-download", "aria-label": "Download " + name },
+          "Download");
+        save.addEventListener("click", function () { download(codeText(code), name, save); });
+        p.appendChild(save);
+        var pre = code.parentNode, at = pre.parentNode.classList.contains("codeblock") ? pre.parentNode : pre;
+        at.parentNode.insertBefore(p, at);
+      });
     });
   }
 
@@ -145,7 +160,7 @@
     }));
     notesAfter(div, panels);
     if (panels.length > 1) panels[0].parentNode.insertBefore(makeTabs(names, panels, state), panels[0]);
-    addDownloads(panels, names);
+    addDownloads(panels, names, win);
     focusableBlocks(div);
   }
 

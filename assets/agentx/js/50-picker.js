@@ -19,6 +19,8 @@
       line.appendChild(this.other);
       m.appendChild(line);
     }
+    // The GPU budget narrows the model page's deployments (35-budget.js).
+    if (!this.here && this.data.deps.length > 1) m.appendChild(this.buildBudget());
     this.chipBox = el("div", { "class": "agentx-rows" });
     m.appendChild(this.chipBox);
     this.host = el("div", { "class": "agentx-window-host", "aria-live": "polite" });
@@ -35,15 +37,18 @@
     }
   };
 
-  // Shows the choice: its chips and its command window.
+  // Shows the choice: its chips and its command window. `history_`:
+  // "push" (a reader's choice: a new history entry), "replace" (one the
+  // GPU budget made: the URL names it, without an entry per keystroke) or
+  // null (the URL already names it).
   Selector.prototype.select = function (c, history_) {
     var set = this.setFor(c);
     this.choice = c;
     this.renderChips();
-    if (history_ === "push" && hashId() !== this.prefix + set[3]) {
-      history.pushState(null, "", "#" + this.prefix + set[3]);
+    if (history_ && hashId() !== this.prefix + set[3]) {
+      history[history_ === "push" ? "pushState" : "replaceState"](null, "", "#" + this.prefix + set[3]);
     }
-    if (history_ === "push") markTargeted(null);
+    if (history_) markTargeted(null);
     if (this.here) {
       this.show(set[3]);
       // The model page's picker opens on this launch.
