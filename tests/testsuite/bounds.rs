@@ -67,9 +67,11 @@ fn expansion_past_max_site_mib_stops_at_the_directive() {
 fn chapters_past_max_site_mib_together_stop_at_the_chapter() {
     let book = support::mini_book("bounds-chapters");
     set_max_site_mib(&book, 1);
-    // About 0.55 MiB of Markdown each (20 sections, each with the model's
-    // launch data, and three deployment chapters).
-    let chapter = "<<agentx page=\"Mini-Test\">>\n\n".repeat(20);
+    // Under 1 MiB of Markdown each, over it together (150 sections, the
+    // first with the model's launch data and the others naming it, and
+    // three deployment chapters; 100 already pass 1 MiB together, 200 do
+    // not alone).
+    let chapter = "<<agentx page=\"Mini-Test\">>\n\n".repeat(150);
     for name in ["mini", "plain"] {
         let text = format!("# {name}\n\n{chapter}");
         std::fs::write(book.join(format!("src/{name}.md")), text).unwrap();
