@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:cbcf0c588e03e9be — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:343568c7b0a9e598 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -1129,7 +1129,7 @@
       var prefix = chapter ? chapter.id + "--" : "";
       // A picker names its section on its mount (its data is shared by
       // every section showing the same launches); a selector its page.
-      if (!document.getElementById(prefix + (data.here || mount.getAttribute("data-section")))) return;
+      if (!document.getElementById(prefix + (data.here || section))) return;
       new Selector(data, mount, prefix).start();
       started++;
     });

@@ -40,23 +40,14 @@ pub(crate) fn mount_with_json(
     data: &'static str,
     json: &str,
 ) -> String {
-    let (name, value) = match extra {
-        Some((name, value)) => (name, attribute(value)),
-        None => ("", String::new()),
-    };
-    let (space, open, close) = match extra {
-        Some(_) => (" ", "=\"", "\""),
-        None => ("", "", ""),
-    };
+    let extra = extra.map_or_else(String::new, |(name, value)| {
+        format!(" {name}=\"{}\"", attribute(value))
+    });
     let pieces = [
         "<div class=\"",
         mount,
         "\"",
-        space,
-        name,
-        open,
-        &value,
-        close,
+        &extra,
         " hidden></div>\n<script type=\"application/json\" class=\"",
         data,
         "\">",

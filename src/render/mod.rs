@@ -90,8 +90,9 @@ pub(crate) struct PreviousSection<'a> {
 /// (already filtered by hardware); a deployment chapter is rendered only when
 /// `wanted(rel_path)` says so (a chapter with several directives of one
 /// page keeps the first rendering of each, and skips the cost of the rest).
-/// `picker` is [`model_data_json`] of the same deployments, made by the
-/// caller so that directives showing the same share it.
+/// `picker` is [`model_data_json`] of the same deployments, or
+/// [`ModelDataJson::like`] an earlier section showing them: the caller
+/// knows which sections of a chapter repeat one another.
 pub(crate) fn render_section(
     page: &DecodedPage,
     deployments: &[&Deployment],

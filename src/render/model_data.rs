@@ -44,11 +44,22 @@ use crate::decode::{CommandSet, ConfigFile, DecodedPage, Deployment, Process, St
 /// for a repeat (`{"like": section}`).
 pub(crate) struct ModelDataJson(String);
 
+/// How the JSON of [`ModelDataJson::like`] starts.
+const LIKE: &str = "{\"like\":";
+
 impl ModelDataJson {
     /// The data of the picker of section `section` (its heading anchor),
     /// earlier on the same page.
     pub(crate) fn like(section: &str) -> ModelDataJson {
-        ModelDataJson(html::script_json(&serde_json::json!({ "like": section })))
+        let json = html::script_json(&serde_json::json!({ "like": section }));
+        debug_assert!(json.starts_with(LIKE));
+        ModelDataJson(json)
+    }
+
+    /// Whether `json` (a model-data script's text) names an earlier
+    /// section's picker rather than holding data.
+    pub(crate) fn is_like(json: &str) -> bool {
+        json.starts_with(LIKE)
     }
 }
 

@@ -63,7 +63,7 @@
       var prefix = chapter ? chapter.id + "--" : "";
       // A picker names its section on its mount (its data is shared by
       // every section showing the same launches); a selector its page.
-      if (!document.getElementById(prefix + (data.here || mount.getAttribute("data-section")))) return;
+      if (!document.getElementById(prefix + (data.here || section))) return;
       new Selector(data, mount, prefix).start();
       started++;
     });

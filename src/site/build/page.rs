@@ -49,8 +49,7 @@ impl Site {
             if i == 0 && run.front_is_first {
                 run.out.put_shared(Path::new("index.md"), twin.clone())?;
             }
-            run.out
-                .put_shared(&agents::twin_path(&self.pages[i].path), twin)?;
+            run.out.put_shared(&agents::twin_path(&page.path), twin)?;
         }
         drop(md);
         let keys = run.keys.as_ref();

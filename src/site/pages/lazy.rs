@@ -11,8 +11,6 @@ use std::path::{Path, PathBuf};
 
 const OPEN: &str = "<script type=\"application/json\" class=\"agentx-model-data\">";
 const CLOSE: &str = "</script>";
-/// How a repeat's script starts ([`crate::render::ModelDataJson::like`]).
-const LIKE: &str = "{\"like\":";
 
 /// A file beside the page: its path in the site and its bytes.
 type Beside = (PathBuf, Vec<u8>);
@@ -36,7 +34,7 @@ pub(in crate::site) fn split_model_data(html: &str, page: &Path) -> Option<(Stri
         let end = body.find(CLOSE)?;
         let json = &body[..end];
         out.push_str(&rest[..at + OPEN.len()]);
-        if json.starts_with(LIKE) {
+        if crate::render::ModelDataJson::is_like(json) {
             out.push_str(json);
         } else {
             let name = match files.len() {
