@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:343568c7b0a9e598 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:37c82c32db40ed17 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -270,6 +270,48 @@
         s[5] = data.text[s[5]];
       });
     });
+  }
+
+  // ---- The whole data from the book's data pages (mdBook's output) ----
+  // Each page of `parts` (preprocessor/data_pages.rs) holds a piece of the
+  // data's JSON text; it is opened in a hidden frame, where this script
+  // posts the piece back (postDataPart): a frame loads from file:// too,
+  // where a page can fetch nothing. Only a message from one of these frames
+  // counts, and its piece is text, parsed as JSON by the caller.
+  function readParts(parts, done, fail) {
+    var frames = [], pieces = [], left = parts.length, over = false;
+    var onMessage = function (ev) {
+      for (var i = 0; i < frames.length; i++) {
+        if (frames[i].contentWindow !== ev.source) continue;
+        var piece = ev.data && ev.data.agentxDataPart;
+        if (typeof piece === "string" && pieces[i] === undefined) {
+          pieces[i] = piece;
+          if (--left === 0) finish(true);
+        }
+      }
+    };
+    var timer = setTimeout(function () { finish(false); }, 20000);
+    function finish(ok) {
+      if (over) return;
+      over = true;
+      clearTimeout(timer);
+      window.removeEventListener("message", onMessage);
+      frames.forEach(function (f) { f.parentNode.removeChild(f); });
+      if (ok) done(pieces.join("")); else fail();
+    }
+    window.addEventListener("message", onMessage);
+    parts.forEach(function (p) {
+      var f = el("iframe", { src: pageHref(p), hidden: "", tabindex: "-1", "aria-hidden": "true", title: "Launch data" });
+      f.onerror = function () { finish(false); };
+      frames.push(f);
+      document.body.appendChild(f);
+    });
+  }
+
+  // A data page opened by a picker's frame posts its piece to the picker.
+  function postDataPart() {
+    var s = document.querySelector("script.agentx-data-part");
+    if (s && window.parent !== window) window.parent.postMessage({ agentxDataPart: s.textContent }, "*");
   }
 
   // ---- The choice: one command set, by its six keys ----
@@ -917,24 +959,34 @@
   };
 
   // The model's whole data, from the script beside the page (a <script
-  // src>: it loads from file:// too); `done` runs once it is in.
+  // src>: it loads from file:// too), or under mdBook from the book's data
+  // pages (`parts`: readParts); `done` runs once it is in.
   Selector.prototype.loadFull = function (done) {
-    var self = this, name = this.data.full, store = window.AGENTX_MODEL_DATA || {};
+    var self = this, name = this.data.full;
+    var store = window.AGENTX_MODEL_DATA = window.AGENTX_MODEL_DATA || {};
     if (store[name]) return this.useFull(store[name], done);
     (this.waiting = this.waiting || []).push(done);
     if (this.loading) return;
     this.loading = true;
-    var s = el("script", { src: name });
-    s.onload = function () {
+    var loaded = function () {
       var waiting = self.waiting.splice(0);
-      self.useFull((window.AGENTX_MODEL_DATA || {})[name], function () {
+      self.useFull(store[name], function () {
         waiting.forEach(function (f) { f(); });
       });
     };
-    s.onerror = function () {
+    var failed = function () {
       self.host.textContent = "";
       self.host.appendChild(el("p", { "class": "agentx-status" }, "The launches could not be loaded (" + name + ")."));
     };
+    if (this.data.parts) {
+      return readParts(this.data.parts, function (text) {
+        try { store[name] = JSON.parse(text); } catch (e) { return failed(); }
+        loaded();
+      }, failed);
+    }
+    var s = el("script", { src: name });
+    s.onload = loaded;
+    s.onerror = failed;
     document.head.appendChild(s);
   };
 
@@ -1105,6 +1157,7 @@
 
   // ---- Start: one selector per data script ----
   function start() {
+    postDataPart();
     addCopyLinks();
     var started = 0;
     var scripts = document.querySelectorAll("script.agentx-selector-data, script.agentx-model-data");

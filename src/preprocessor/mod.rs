@@ -10,6 +10,7 @@ pub(crate) mod assets;
 mod book;
 mod cache;
 mod chapter;
+mod data_pages;
 mod directive;
 mod library;
 mod parse;
@@ -77,6 +78,9 @@ impl AgentxPreprocessor {
         let unexpanded = expand_book(&mut book, &settings, &Default::default(), None, &mut |_| {
             Ok(())
         })?;
+        if ctx.renderer == "html" {
+            data_pages::move_model_data_to_pages(&mut book);
+        }
         if unexpanded > 0 {
             notices.push(Notice::info(format!(
                 "mdbook-agentx: {unexpanded} directive(s) left unexpanded (on-error = \"warn\")"

@@ -31,7 +31,9 @@ use self::chapter::deployment_chapter;
 #[cfg(test)]
 pub(crate) use self::command_set::command_set_markdown;
 pub(crate) use self::command_set::{PROCESS_CLASS, command_set_title};
-pub(crate) use self::model_data::{ModelDataJson, light_model_data, model_data_json};
+pub(crate) use self::model_data::{
+    ModelDataJson, WholeData, light_model_data, model_data_json, model_data_scripts,
+};
 use crate::data::KvTier;
 use crate::decode::{DecodedPage, Deployment, Provenance, Status};
 use crate::util::escape::{code, link, table_cell, text};

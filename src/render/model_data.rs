@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 
 mod light;
 
-pub(crate) use self::light::light_model_data;
+pub(crate) use self::light::{WholeData, light_model_data, model_data_scripts};
 use super::changes::ProcessChange;
 use super::html;
 use super::selector::{DeploymentData, Labels, SetExtra, deployment_data, tier_and_router_labels};

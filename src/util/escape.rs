@@ -5,7 +5,8 @@
 //! `decode` (note texts, placements) and `render` put into Markdown goes
 //! through [`text`], [`code`], [`link`] or [`table_cell`] here, and every
 //! string or JSON the site puts into HTML or an inline `<script>` through
-//! [`html`], [`script_json`] or [`inline_script`]. Output is exact: the
+//! [`html`], [`script_json`] (split by [`script_json_parts`]) or
+//! [`inline_script`]. Output is exact: the
 //! rendered page shows the data's characters, never what Markdown would make
 //! of them (only `\n`/`\r` become spaces, because every place data goes is
 //! one line of Markdown).
@@ -270,6 +271,36 @@ pub(crate) fn script_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json
     }
     out.push_str(&json[start..]);
     Ok(out)
+}
+
+/// A [`script_json`] text in pieces of at most about `max` bytes (cut at
+/// character boundaries, as even as that allows), for pages that hold one
+/// JSON text in several `<script>` elements (mdBook's data pages): a piece
+/// of a text with no `<`, `>` or `&` is as safe inside a script as the
+/// whole, and no piece holds a line break (Markdown ends an HTML block
+/// there). `None` when `json` is not such a text.
+pub(crate) fn script_json_parts(json: &str, max: usize) -> Option<Vec<&str>> {
+    if json
+        .bytes()
+        .any(|b| matches!(b, b'<' | b'>' | b'&' | b'\n' | b'\r'))
+        || json.is_empty()
+    {
+        return None;
+    }
+    let n = json.len().div_ceil(max.max(1));
+    let size = json.len().div_ceil(n);
+    let mut parts = Vec::with_capacity(n);
+    let mut rest = json;
+    while !rest.is_empty() {
+        let mut cut = size.min(rest.len());
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        let (part, tail) = rest.split_at(cut);
+        parts.push(part);
+        rest = tail;
+    }
+    Some(parts)
 }
 
 /// Script text for an inline `<script>` element: every `</script` (any

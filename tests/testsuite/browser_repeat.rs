@@ -141,9 +141,12 @@ fn browser_every_repeated_picker_starts_and_loads_the_shared_data() {
     assert!(errors.is_empty(), "console errors: {errors:?}");
 }
 
-/// The same chapter under real mdBook (the picker data inline) and in the
-/// single-file export (every chapter in one page): each repeat resolves to
-/// its own chapter's earlier section, and every picker starts.
+/// The same chapter under real mdBook (the light part inline, the whole
+/// data in the book's data pages) and in the single-file export (every
+/// chapter in one page, the data inline): each repeat resolves to its own
+/// chapter's earlier section, every picker starts, and a launch beyond
+/// what the page carries loads (under mdBook from the data pages, read in
+/// frames from `file://`) and copies what `decode` prints.
 #[test]
 fn browser_repeated_pickers_start_under_mdbook_and_in_the_single_file() {
     let Some(driver) = chromedriver() else { return };
@@ -160,6 +163,14 @@ fn browser_repeated_pickers_start_under_mdbook_and_in_the_single_file() {
             1,
             "mdBook's page carries the repeat as a reference"
         );
+        let parts: Vec<String> = std::fs::read_dir(site.join("mini"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("agentx_launch_data"))
+            .collect();
+        assert_eq!(parts.len(), 2, "a data page per distinct picker: {parts:?}");
+        assert!(page.contains("\"parts\":[\"mini/agentx_launch_data.md\"]"));
+        assert!(page.contains("\"parts\":[\"mini/agentx_launch_data_2.md\"]"));
         urls.push((format!("file://{}/mini.html", site.display()), site));
     }
     let single = support::temp("repeat-hosts-single");
@@ -179,7 +190,63 @@ fn browser_repeated_pickers_start_under_mdbook_and_in_the_single_file() {
                 "{url}: picker {i} did not start: {p}"
             );
         }
+        // Every picker to its second point: beyond what the page carries
+        // under mdBook.
+        let first: Vec<&Value> = pickers.iter().map(|p| &p["shown"]).collect();
+        let copied = crate::browser_axe::exec_async(
+            &d,
+            "var done = arguments[arguments.length - 1], out = [], t = Date.now();
+             var first = arguments[0];
+             var pickers = Array.prototype.slice.call(document.querySelectorAll('.agentx-picker'));
+             pickers.forEach(function (p) {
+               var c = p.querySelector('.agentx-chip[data-row=\"point\"][aria-pressed=\"false\"]');
+               if (c) c.click();
+             });
+             (function wait() {
+               var ready = pickers.every(function (p) {
+                 var w = p.querySelector('.agentx-data-window');
+                 return w && w.getAttribute('data-anchor') !== first[pickers.indexOf(p)]; });
+               if (!ready && Date.now() - t < 10000) return setTimeout(wait, 50);
+               pickers.forEach(function (p) {
+                 var w = p.querySelector('.agentx-data-window');
+                 window.__agentxLastCopy = null;
+                 var b = w && w.querySelector('button.agentx-copy-all');
+                 if (b) b.click();
+                 out.push({ anchor: w && w.getAttribute('data-anchor'), copy: window.__agentxLastCopy,
+                   full: p.getAttribute('data-full') });
+               });
+               done(out);
+             })();",
+            json!([first]),
+        );
+        for (i, c) in copied.as_array().unwrap().iter().enumerate() {
+            let anchor = c["anchor"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{url}: picker {i}: {c}"));
+            assert_ne!(
+                Some(anchor),
+                pickers[i]["shown"].as_str(),
+                "{url}: picker {i} moved: {c}"
+            );
+            assert_eq!(
+                c["copy"].as_str(),
+                Some(decoded_copy_all(&book, anchor).as_str()),
+                "{url}: picker {i}: {anchor}"
+            );
+        }
         let errors = d.console_errors();
         assert!(errors.is_empty(), "{url}: console errors: {errors:?}");
     }
+}
+
+/// What `decode` prints for the mini fixture's set `anchor`.
+fn decoded_copy_all(book: &std::path::Path, anchor: &str) -> String {
+    let page = mdbook_agentx::decode_file(&book.join("data/mini.json"))
+        .unwrap()
+        .page;
+    (page.deployments.iter())
+        .flat_map(|d| &d.command_sets)
+        .find(|s| s.anchor == anchor)
+        .unwrap_or_else(|| panic!("no set {anchor}"))
+        .copy_all_text()
 }

@@ -121,3 +121,45 @@
       });
     });
   }
+
+  // ---- The whole data from the book's data pages (mdBook's output) ----
+  // Each page of `parts` (preprocessor/data_pages.rs) holds a piece of the
+  // data's JSON text; it is opened in a hidden frame, where this script
+  // posts the piece back (postDataPart): a frame loads from file:// too,
+  // where a page can fetch nothing. Only a message from one of these frames
+  // counts, and its piece is text, parsed as JSON by the caller.
+  function readParts(parts, done, fail) {
+    var frames = [], pieces = [], left = parts.length, over = false;
+    var onMessage = function (ev) {
+      for (var i = 0; i < frames.length; i++) {
+        if (frames[i].contentWindow !== ev.source) continue;
+        var piece = ev.data && ev.data.agentxDataPart;
+        if (typeof piece === "string" && pieces[i] === undefined) {
+          pieces[i] = piece;
+          if (--left === 0) finish(true);
+        }
+      }
+    };
+    var timer = setTimeout(function () { finish(false); }, 20000);
+    function finish(ok) {
+      if (over) return;
+      over = true;
+      clearTimeout(timer);
+      window.removeEventListener("message", onMessage);
+      frames.forEach(function (f) { f.parentNode.removeChild(f); });
+      if (ok) done(pieces.join("")); else fail();
+    }
+    window.addEventListener("message", onMessage);
+    parts.forEach(function (p) {
+      var f = el("iframe", { src: pageHref(p), hidden: "", tabindex: "-1", "aria-hidden": "true", title: "Launch data" });
+      f.onerror = function () { finish(false); };
+      frames.push(f);
+      document.body.appendChild(f);
+    });
+  }
+
+  // A data page opened by a picker's frame posts its piece to the picker.
+  function postDataPart() {
+    var s = document.querySelector("script.agentx-data-part");
+    if (s && window.parent !== window) window.parent.postMessage({ agentxDataPart: s.textContent }, "*");
+  }

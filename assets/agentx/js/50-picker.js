@@ -71,24 +71,34 @@
   };
 
   // The model's whole data, from the script beside the page (a <script
-  // src>: it loads from file:// too); `done` runs once it is in.
+  // src>: it loads from file:// too), or under mdBook from the book's data
+  // pages (`parts`: readParts); `done` runs once it is in.
   Selector.prototype.loadFull = function (done) {
-    var self = this, name = this.data.full, store = window.AGENTX_MODEL_DATA || {};
+    var self = this, name = this.data.full;
+    var store = window.AGENTX_MODEL_DATA = window.AGENTX_MODEL_DATA || {};
     if (store[name]) return this.useFull(store[name], done);
     (this.waiting = this.waiting || []).push(done);
     if (this.loading) return;
     this.loading = true;
-    var s = el("script", { src: name });
-    s.onload = function () {
+    var loaded = function () {
       var waiting = self.waiting.splice(0);
-      self.useFull((window.AGENTX_MODEL_DATA || {})[name], function () {
+      self.useFull(store[name], function () {
         waiting.forEach(function (f) { f(); });
       });
     };
-    s.onerror = function () {
+    var failed = function () {
       self.host.textContent = "";
       self.host.appendChild(el("p", { "class": "agentx-status" }, "The launches could not be loaded (" + name + ")."));
     };
+    if (this.data.parts) {
+      return readParts(this.data.parts, function (text) {
+        try { store[name] = JSON.parse(text); } catch (e) { return failed(); }
+        loaded();
+      }, failed);
+    }
+    var s = el("script", { src: name });
+    s.onload = loaded;
+    s.onerror = failed;
     document.head.appendChild(s);
   };
 

@@ -39,6 +39,7 @@
 
   // ---- Start: one selector per data script ----
   function start() {
+    postDataPart();
     addCopyLinks();
     var started = 0;
     var scripts = document.querySelectorAll("script.agentx-selector-data, script.agentx-model-data");

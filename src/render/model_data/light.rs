@@ -1,24 +1,38 @@
-//! The model page's data in two parts, for sites that can hold a file
-//! beside the page (the standalone builder; mdBook's output cannot, so its
-//! model pages keep the whole data inline): the page carries every
+//! The model page's data in two parts: the page carries every
 //! deployment's chips and sets, but only the window of the launch it opens
 //! on (the first deployment's measured launch) and the texts that window
-//! uses; the whole data is a script beside the page, loaded when the reader
-//! first asks for another launch. The largest real model page's data is
-//! 22.7 KB gzip; what the page itself carries is about 3 KB of it.
+//! uses; the whole data is elsewhere ([`WholeData`]), loaded when the
+//! reader first asks for another launch. The largest real model page's data
+//! is 22.7 KB gzip; what the page itself carries is about 3 KB of it.
 //!
 //! Works on the JSON [`super::ModelData`] writes, so the split follows the
 //! same format: the light part is a valid model data of its own, with
-//! `full` naming the script and every other set's window index `-1`.
+//! `full` naming where the whole is and every other set's window index `-1`.
+//! [`model_data_scripts`] finds the model-data scripts of a rendered page,
+//! for the two places that split them (the standalone site and mdBook's
+//! preprocessor run).
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+/// Where the whole model data is, for its light part to name.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum WholeData<'a> {
+    /// A script file beside the page (the standalone builder): `full` is
+    /// its name, which agentx.js loads with a `<script src>`.
+    Script(&'a str),
+    /// Pages of the book that hold the whole data's JSON text in parts, in
+    /// order (mdBook's output, which can hold no file but its chapters'):
+    /// their hrefs relative to the page, as a deployment's `href` is.
+    /// `full` is the first (the key agentx.js keeps the data under) and
+    /// `parts` lists them all; agentx.js reads each in a hidden frame.
+    Pages(&'a [String]),
+}
+
 /// The light part of the model data `full` (JSON text), whose whole data
-/// the script `script` (a file name beside the page) holds; `None` when
-/// `full` is not model data.
-pub(crate) fn light_model_data(full: &str, script: &str) -> Option<String> {
+/// `whole` holds; `None` when `full` is not model data.
+pub(crate) fn light_model_data(full: &str, whole: WholeData<'_>) -> Option<String> {
     let data: Value = serde_json::from_str(full).ok()?;
     let window = first_window(&data)?;
     let mut keep = Keep::default();
@@ -40,8 +54,34 @@ pub(crate) fn light_model_data(full: &str, script: &str) -> Option<String> {
             set[5] = json!(map.text[&set[5].as_u64()?]);
         }
     }
-    light["full"] = json!(script);
+    match whole {
+        WholeData::Script(script) => light["full"] = json!(script),
+        WholeData::Pages(pages) => {
+            light["full"] = json!(pages.first()?);
+            light["parts"] = json!(pages);
+        }
+    }
     crate::util::escape::script_json(&light).ok()
+}
+
+/// How a model-data script starts and ends in a rendered page.
+const OPEN: &str = "<script type=\"application/json\" class=\"agentx-model-data\">";
+const CLOSE: &str = "</script>";
+
+/// The byte ranges of the JSON of every model-data script in `text` (a
+/// rendered page or chapter), in order; `None` when a script is not
+/// closed. A script naming an earlier section's picker (`{"like": …}`) is
+/// listed too: callers leave it as it is ([`super::ModelDataJson::is_like`]).
+pub(crate) fn model_data_scripts(text: &str) -> Option<Vec<std::ops::Range<usize>>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(OPEN) {
+        let start = from + at + OPEN.len();
+        let end = start + text[start..].find(CLOSE)?;
+        out.push(start..end);
+        from = end + CLOSE.len();
+    }
+    Some(out)
 }
 
 /// The window index of the first deployment's measured launch of its first

@@ -204,7 +204,8 @@ fn the_light_part_opens_on_the_first_measured_launch() {
     let data = model_data(&page, &all, "mini");
     let full_text = crate::util::escape::script_json(&data).unwrap();
     let full: Value = serde_json::from_str(&full_text).unwrap();
-    let light_text = light_model_data(&full_text, "mini.agentx-data.js").unwrap();
+    let light_text =
+        light_model_data(&full_text, WholeData::Script("mini.agentx-data.js")).unwrap();
     let light: Value = serde_json::from_str(&light_text).unwrap();
     assert_eq!(light["full"], "mini.agentx-data.js");
     assert_eq!(light["wins"].as_array().unwrap().len(), 1);
@@ -253,7 +254,10 @@ fn the_light_part_opens_on_the_first_measured_launch() {
         full_text.len()
     );
     // Not model data: no light part.
-    assert_eq!(light_model_data("{\"a\": 1}", "x.js"), None);
+    assert_eq!(
+        light_model_data("{\"a\": 1}", WholeData::Script("x.js")),
+        None
+    );
 }
 
 fn ls_sets(d: &Value) -> impl Iterator<Item = &Value> {

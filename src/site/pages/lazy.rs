@@ -2,15 +2,13 @@
 //! opens on, and the whole data is a script file next to it that the
 //! picker loads (a `<script src>`, so from `file://` too) when the reader
 //! first asks for another launch ([`crate::render::light_model_data`]).
-//! Keeps the largest real page under 25 KB gzip; mdBook's output and the
-//! single file carry the whole data inline instead.
+//! Keeps the largest real page under 25 KB gzip. mdBook's output holds the
+//! whole data in pages of the book instead (`preprocessor::data_pages`);
+//! the single file carries it inline.
 //!
 //! May use: `render` (the light part of the model data).
 
 use std::path::{Path, PathBuf};
-
-const OPEN: &str = "<script type=\"application/json\" class=\"agentx-model-data\">";
-const CLOSE: &str = "</script>";
 
 /// A file beside the page: its path in the site and its bytes.
 type Beside = (PathBuf, Vec<u8>);
@@ -21,36 +19,38 @@ type Beside = (PathBuf, Vec<u8>);
 /// section's picker (`{"like": …}`, a repeat of the same launches) stays as
 /// it is: agentx.js reads that section's light part and loads its file.
 pub(in crate::site) fn split_model_data(html: &str, page: &Path) -> Option<(String, Vec<Beside>)> {
-    if !html.contains(OPEN) {
+    let scripts = crate::render::model_data_scripts(html)?;
+    if scripts.is_empty() {
         return None;
     }
     let stem = page.file_stem()?.to_string_lossy().into_owned();
     let dir = page.parent().unwrap_or(Path::new(""));
     let mut out = String::with_capacity(html.len() / 4);
     let mut files = Vec::new();
-    let mut rest = html;
-    while let Some(at) = rest.find(OPEN) {
-        let body = &rest[at + OPEN.len()..];
-        let end = body.find(CLOSE)?;
-        let json = &body[..end];
-        out.push_str(&rest[..at + OPEN.len()]);
+    let mut done = 0;
+    for range in scripts {
+        let json = &html[range.clone()];
+        out.push_str(&html[done..range.start]);
+        done = range.end;
         if crate::render::ModelDataJson::is_like(json) {
             out.push_str(json);
-        } else {
-            let name = match files.len() {
-                0 => format!("{stem}.agentx-data.js"),
-                n => format!("{stem}.agentx-data-{}.js", n + 1),
-            };
-            out.push_str(&crate::render::light_model_data(json, &name)?);
-            let key = serde_json::to_string(&name).ok()?;
-            let script = format!(
-                "window.AGENTX_MODEL_DATA = window.AGENTX_MODEL_DATA || {{}};\n\
-                 window.AGENTX_MODEL_DATA[{key}] = {json};\n"
-            );
-            files.push((dir.join(&name), script.into_bytes()));
+            continue;
         }
-        rest = &body[end..];
+        let name = match files.len() {
+            0 => format!("{stem}.agentx-data.js"),
+            n => format!("{stem}.agentx-data-{}.js", n + 1),
+        };
+        out.push_str(&crate::render::light_model_data(
+            json,
+            crate::render::WholeData::Script(&name),
+        )?);
+        let key = serde_json::to_string(&name).ok()?;
+        let script = format!(
+            "window.AGENTX_MODEL_DATA = window.AGENTX_MODEL_DATA || {{}};\n\
+             window.AGENTX_MODEL_DATA[{key}] = {json};\n"
+        );
+        files.push((dir.join(&name), script.into_bytes()));
     }
-    out.push_str(rest);
+    out.push_str(&html[done..]);
     Some((out, files))
 }

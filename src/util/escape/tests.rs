@@ -415,3 +415,36 @@ fn text_is_exact_under_smart_punctuation() {
         }
     }
 }
+
+/// The pieces of a script JSON text join back to it, each at most `max`
+/// bytes plus the rest of a character it would cut, cut only at character
+/// boundaries (multibyte text included), as even as that allows; texts a
+/// script could not hold in pieces are refused.
+#[test]
+fn script_json_parts_join_back_and_cut_at_characters() {
+    let cases: &[(&str, usize, &[&str])] = &[
+        ("{\"a\":1}", 100, &["{\"a\":1}"]),
+        ("abcdef", 2, &["ab", "cd", "ef"]),
+        ("abcdefg", 3, &["abc", "def", "g"]),
+        ("abcdefg", 4, &["abcd", "efg"]),
+        // Each `é` is 2 bytes, `€` 3, `🦀` 4: a cut inside one moves past it.
+        ("ééé", 3, &["éé", "é"]),
+        ("a€b€", 2, &["a€", "b€"]),
+        ("🦀🦀x", 3, &["🦀", "🦀", "x"]),
+        ("x", 0, &["x"]),
+    ];
+    for (json, max, want) in cases {
+        let got = script_json_parts(json, *max).unwrap();
+        assert_eq!(got, *want, "{json:?} by {max}");
+        assert_eq!(got.concat(), *json);
+    }
+    for bad in ["", "a<b", "a>b", "a&b", "a\nb", "a\rb"] {
+        assert_eq!(script_json_parts(bad, 10), None, "{bad:?}");
+    }
+    // What script_json writes for hostile data splits, and joins back.
+    let json = script_json(&serde_json::json!({"x": "</script><!-- & é\u{2028}"})).unwrap();
+    for max in 1..json.len() + 2 {
+        let parts = script_json_parts(&json, max).unwrap();
+        assert_eq!(parts.concat(), json, "by {max}");
+    }
+}
