@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:37c82c32db40ed17 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:d521c09b6ea04ace — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -950,12 +950,22 @@
       this.loadFull(function () {
         self.host.removeAttribute("aria-busy");
         self.select(self.choice, null);
+        (self.shownWaiting || []).splice(0).forEach(function (f) { f(); });
       });
       return;
     }
     this.host.textContent = "";
     this.window = dataWindow(this, c, set);
     this.host.appendChild(this.window);
+  };
+
+  // Runs `f` once the chosen launch's window shows: now, or once the
+  // whole data is in (the page opened at, or a link led to, a launch
+  // beyond what the page carries; under mdBook its data pages load after
+  // the page's own load event).
+  Selector.prototype.whenShown = function (f) {
+    if (this.host.getAttribute("aria-busy")) (this.shownWaiting = this.shownWaiting || []).push(f);
+    else f();
   };
 
   // The model's whole data, from the script beside the page (a <script
@@ -1069,8 +1079,10 @@
       else if (!location.hash && !self.here) self.select(self.initial(0), null);
       // A link within the page (the lane table, Combinations) marks its set.
       if (h && ev.type === "hashchange") {
-        markTargeted(self.window);
-        self.reveal();
+        self.whenShown(function () {
+          markTargeted(self.window);
+          self.reveal();
+        });
       }
     };
     window.addEventListener("popstate", follow);
@@ -1082,15 +1094,15 @@
       var lanes = this.mount.parentNode.querySelector("details.agentx-lanes");
       if (lanes && window.matchMedia && matchMedia("(max-width: 720px)").matches) lanes.open = false;
     }
-    if (c && followedLink()) markTargeted(this.window);
+    if (c && followedLink()) this.whenShown(function () { markTargeted(self.window); });
     // Opened at a set (a deployment page always is: its fragment was just
     // written, and Chromium jumps to it when the load ends): the selector
     // and the window's buttons in view below the top bar, now and after the
     // browser's own jump to the fragment.
     if (c || this.here) {
       if ("scrollRestoration" in history) history.scrollRestoration = "manual";
-      this.reveal();
-      window.addEventListener("load", function () { self.reveal(); });
+      this.whenShown(function () { self.reveal(); });
+      window.addEventListener("load", function () { self.whenShown(function () { self.reveal(); }); });
     }
   };
 

@@ -12,9 +12,11 @@
 //! at most [`PART_BYTES`]); agentx.js opens the pages in hidden frames and
 //! each posts its piece to the model page, which joins them. Frames work
 //! from `file://` too, where a page can read no other file. The pages are
-//! chapters, so they are in the sidebar, after the deployment chapters,
-//! and say what they are; `install` keeps them out of mdBook's search with
-//! the deployment chapters (the same directory).
+//! chapters, so they are in the sidebar: at the end of the book, under a
+//! part of their own ("Launch data"), so that reading on from a model's
+//! last deployment leads to the next model, not into data; each says what
+//! it is. Their files are in the deployment chapters' directory, so
+//! `install` keeps them out of mdBook's search with those.
 //!
 //! Only for mdBook's HTML renderer: the standalone builder and the single
 //! file expand the book themselves.
@@ -25,7 +27,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use mdbook_preprocessor::book::{Book, BookItem, Chapter, SectionNumber};
+use mdbook_preprocessor::book::{Book, BookItem, Chapter};
 use serde_json::Value;
 
 use crate::render::{ModelDataJson, WholeData, light_model_data, model_data_scripts};
@@ -57,23 +59,51 @@ fn split_book(book: &mut Book, max: usize) {
             taken.insert(path.clone());
         }
     }
-    split_items(&mut book.items, &mut taken, max);
+    let mut pages = Vec::new();
+    split_items(&mut book.items, &mut taken, max, &mut pages);
+    if pages.is_empty() {
+        return;
+    }
+    book.items.push(BookItem::PartTitle(PART_TITLE.to_string()));
+    book.items.extend(pages.into_iter().map(|page| {
+        BookItem::Chapter(Chapter {
+            name: page.name,
+            content: page.markdown,
+            number: None,
+            sub_items: Vec::new(),
+            path: Some(page.path),
+            source_path: None,
+            parent_names: Vec::new(),
+        })
+    }));
 }
 
-fn split_items(items: &mut [BookItem], taken: &mut HashSet<PathBuf>, max: usize) {
+/// The sidebar's heading over the data pages.
+const PART_TITLE: &str = "Launch data";
+
+fn split_items(
+    items: &mut [BookItem],
+    taken: &mut HashSet<PathBuf>,
+    max: usize,
+    pages: &mut Vec<DataPage>,
+) {
     for item in items {
         if let BookItem::Chapter(ch) = item {
-            // Pages made here are not walked: they hold no model data.
-            split_items(&mut ch.sub_items, taken, max);
-            split_chapter(ch, taken, max);
+            split_items(&mut ch.sub_items, taken, max, pages);
+            split_chapter(ch, taken, max, pages);
         }
     }
 }
 
-/// One chapter: each model-data script's whole data into pages, the light
-/// part in its place. A script whose light part cannot be made (not model
-/// data) stays whole, as the standalone builder leaves it.
-fn split_chapter(ch: &mut Chapter, taken: &mut HashSet<PathBuf>, max: usize) {
+/// One chapter: each model-data script's whole data into `pages`, the
+/// light part in its place. A script whose light part cannot be made (not
+/// model data) stays whole, as the standalone builder leaves it.
+fn split_chapter(
+    ch: &mut Chapter,
+    taken: &mut HashSet<PathBuf>,
+    max: usize,
+    pages: &mut Vec<DataPage>,
+) {
     let Some(path) = ch.path.clone() else {
         return;
     };
@@ -84,7 +114,6 @@ fn split_chapter(ch: &mut Chapter, taken: &mut HashSet<PathBuf>, max: usize) {
         return;
     }
     let mut out = String::with_capacity(ch.content.len() / 4);
-    let mut pages = Vec::new();
     let mut done = 0;
     for range in scripts {
         let json = &ch.content[range.clone()];
@@ -100,24 +129,6 @@ fn split_chapter(ch: &mut Chapter, taken: &mut HashSet<PathBuf>, max: usize) {
     }
     out.push_str(&ch.content[done..]);
     ch.content = out;
-    let mut parent_names = ch.parent_names.clone();
-    parent_names.push(ch.name.clone());
-    for page in pages {
-        let number = ch.number.as_ref().map(|n| {
-            let mut v: Vec<u32> = n.to_vec();
-            v.push(ch.sub_items.len() as u32 + 1);
-            SectionNumber::new(v)
-        });
-        ch.sub_items.push(BookItem::Chapter(Chapter {
-            name: page.name,
-            content: page.markdown,
-            number,
-            sub_items: Vec::new(),
-            path: Some(page.path),
-            source_path: None,
-            parent_names: parent_names.clone(),
-        }));
-    }
 }
 
 /// A data page to add.
@@ -179,7 +190,7 @@ fn split_script(
                 format!(" ({} of {count})", i + 1)
             };
             DataPage {
-                name: format!("Launch data{which}"),
+                name: format!("{model}{which}"),
                 path,
                 markdown: page_markdown(model, chapter_name, &back, part, &which),
             }
@@ -194,7 +205,8 @@ fn page_markdown(model: &str, chapter_name: &str, back: &str, part: &str, which:
     format!(
         "# Launch data of {model}{which}\n\n\
          This page holds launch data that the picker on {link} loads when you choose a \
-         launch; every launch is also on its deployment page, listed beside this one.\n\n\
+         launch there; every launch is also on its own deployment page, listed under \
+         that chapter.\n\n\
          <script type=\"application/json\" class=\"agentx-data-part\">{part}</script>\n",
         model = escape::text(model),
         link = escape::link(&escape::text(chapter_name), back),

@@ -214,8 +214,16 @@ fn mdbook_builds_the_sample_book() {
         assert!(html.contains("Agentic Long-Context Deployment"), "{stem}");
         assert!(!html.contains("agentx page="), "{stem}: leftover directive");
         let dir = out.join(format!("models/{stem}"));
+        let mut data_pages = 0;
         for entry in std::fs::read_dir(&dir).unwrap() {
-            let sub = support::read(&entry.unwrap().path());
+            let entry = entry.unwrap();
+            let sub = support::read(&entry.path());
+            // The model page's whole launch data (preprocessor/data_pages.rs).
+            if entry.file_name().to_string_lossy().starts_with("agentx_launch_data") {
+                assert!(sub.contains("class=\"agentx-data-part\""), "{stem}");
+                data_pages += 1;
+                continue;
+            }
             deployment_pages += 1;
             for (i, l) in STATUS_LABELS.iter().enumerate() {
                 labels_seen[i] |= sub.contains(l);
@@ -225,6 +233,8 @@ fn mdbook_builds_the_sample_book() {
                 "command blocks in {stem}"
             );
         }
+        assert!(data_pages >= 1, "{stem}: no data page");
+        assert!(html.contains("\"parts\":[\""), "{stem}: no light part");
     }
     assert_eq!(
         labels_seen, [true; 4],

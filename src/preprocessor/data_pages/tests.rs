@@ -1,3 +1,4 @@
+use mdbook_preprocessor::book::SectionNumber;
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
 use super::*;
@@ -51,11 +52,12 @@ fn piece(markdown: &str) -> &str {
 }
 
 /// A chapter with a picker (and a repeat of it naming its section) keeps
-/// the light part; its whole data goes into pages after the chapter's
-/// sub-chapters, in order, whose pieces join back to the data exactly; a
-/// page name a chapter of the book already has is skipped; the repeat and
-/// a chapter without data are left alone; each page's Markdown says what
-/// it is, with the model's name as text (not markup) and a link back.
+/// the light part; its whole data goes into pages at the end of the book,
+/// under a part of their own, in order, whose pieces join back to the data
+/// exactly; a page name a chapter of the book already has is skipped; the
+/// repeat and a chapter without data are left alone; each page's Markdown
+/// says what it is, with the model's name as text (not markup) and a link
+/// back.
 #[test]
 fn whole_data_goes_into_pages_and_the_chapter_keeps_the_light_part() {
     let model = "Mini *FP8* <b>";
@@ -83,21 +85,25 @@ fn whole_data_goes_into_pages_and_the_chapter_keeps_the_light_part() {
     let max = json.len() / 3 + 1;
     split_book(&mut book, max);
 
+    assert_eq!(book.items.len(), 6);
+    assert!(matches!(&book.items[2], BookItem::PartTitle(t) if t == "Launch data"));
     let top = chapters(&book.items);
     assert_eq!(top[1].content, "# Plain\n");
-    let subs = chapters(&top[0].sub_items);
-    let names: Vec<&str> = subs.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        chapters(&top[0].sub_items).len(),
+        2,
+        "the chapter's own sub-chapters"
+    );
+    let pages = &top[2..];
+    let names: Vec<&str> = pages.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
         names,
         [
-            "Dep",
-            "Taken",
-            "Launch data (1 of 3)",
-            "Launch data (2 of 3)",
-            "Launch data (3 of 3)"
+            format!("{model} (1 of 3)"),
+            format!("{model} (2 of 3)"),
+            format!("{model} (3 of 3)")
         ]
     );
-    let pages = &subs[2..];
     let paths: Vec<String> = (pages.iter())
         .map(|c| c.path.as_ref().unwrap().display().to_string())
         .collect();
@@ -109,9 +115,9 @@ fn whole_data_goes_into_pages_and_the_chapter_keeps_the_light_part() {
             "mini/agentx_launch_data_4.md"
         ]
     );
-    for (i, p) in pages.iter().enumerate() {
-        assert_eq!(p.number.as_ref().unwrap().to_vec(), [1, 3 + i as u32]);
-        assert_eq!(p.parent_names, ["Mini"]);
+    for p in pages {
+        assert_eq!(p.number, None);
+        assert!(p.parent_names.is_empty());
     }
     let joined: String = pages.iter().map(|p| piece(&p.content)).collect();
     assert_eq!(joined, json);
@@ -167,14 +173,13 @@ fn one_page_is_named_plainly_and_what_is_not_model_data_stays() {
     ))]);
     split_book(&mut book, PART_BYTES);
     let top = chapters(&book.items);
-    let subs = chapters(&top[0].sub_items);
-    assert_eq!(subs.len(), 1);
-    assert_eq!(subs[0].name, "Launch data");
+    assert_eq!(top.len(), 2);
+    assert_eq!(top[1].name, "Mini");
     assert_eq!(
-        subs[0].path.as_deref(),
+        top[1].path.as_deref(),
         Some(Path::new("models/mini/agentx_launch_data.md"))
     );
-    assert_eq!(piece(&subs[0].content), json);
+    assert_eq!(piece(&top[1].content), json);
 
     for odd in [
         "<script type=\"application/json\" class=\"agentx-model-data\">{\"a\":1}</script>",
@@ -187,8 +192,7 @@ fn one_page_is_named_plainly_and_what_is_not_model_data_stays() {
             vec![1],
         ))]);
         split_book(&mut book, PART_BYTES);
-        let top = chapters(&book.items);
-        assert_eq!(top[0].content, odd);
-        assert!(top[0].sub_items.is_empty());
+        assert_eq!(book.items.len(), 1, "no part for no pages");
+        assert_eq!(chapters(&book.items)[0].content, odd);
     }
 }
