@@ -88,6 +88,12 @@ pub(crate) fn view(d: &Driver, width: u32, height: u32, dark: bool) {
 
 /// The serious and critical axe violations of the page as it is now.
 pub(crate) fn axe_violations(d: &Driver, axe: &str) -> Vec<String> {
+    axe_violations_in(d, axe, Value::Null)
+}
+
+/// [`axe_violations`] in axe's `context` (the whole page when null): under
+/// mdBook, everything but mdBook's own menu bar and sidebar.
+pub(crate) fn axe_violations_in(d: &Driver, axe: &str, context: Value) -> Vec<String> {
     d.exec(
         "if (!window.axe) { var s = document.createElement('script'); s.textContent = arguments[0]; document.head.appendChild(s); }",
         json!([axe]),
@@ -95,12 +101,12 @@ pub(crate) fn axe_violations(d: &Driver, axe: &str) -> Vec<String> {
     let r = exec_async(
         d,
         "var done = arguments[arguments.length - 1];
-         axe.run(document, { resultTypes: ['violations'], preload: false }).then(function (r) {
+         axe.run(arguments[0] || document, { resultTypes: ['violations'], preload: false }).then(function (r) {
            done(r.violations.filter(function (v) { return v.impact === 'serious' || v.impact === 'critical'; })
              .map(function (v) { return v.impact + ' ' + v.id + ' (' + v.help + '): ' + v.nodes.length + ' nodes, e.g. ' +
                v.nodes.slice(0, 3).map(function (n) { return n.target.join(' ') + ' — ' + n.failureSummary; }).join(' | '); }));
          }, function (e) { done(['axe failed: ' + e]); });",
-        json!([]),
+        json!([context]),
     );
     r.as_array()
         .unwrap()

@@ -14,6 +14,7 @@ mod browser_focus;
 mod browser_mdbook;
 mod browser_picker;
 mod browser_real;
+mod browser_real_mdbook;
 mod browser_repeat;
 mod browser_search;
 mod browser_search_path;

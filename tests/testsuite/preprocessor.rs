@@ -44,9 +44,20 @@ fn protocol_round_trip() {
     assert_eq!(code, 0, "stderr: {stderr}");
     // Nothing but the book JSON on stdout.
     let book: Book = serde_json::from_str(&stdout).expect("stdout is exactly one Book");
-    assert_eq!(book.items.len(), 4);
+    // The book's four items, then the model page's whole launch data in a
+    // part of its own at the end (mdBook's HTML renderer: data_pages.rs).
+    assert_eq!(book.items.len(), 6);
     assert!(matches!(book.items[1], BookItem::Separator));
     assert!(matches!(&book.items[2], BookItem::PartTitle(t) if t == "Appendix"));
+    assert!(matches!(&book.items[4], BookItem::PartTitle(t) if t == "Launch data"));
+    let BookItem::Chapter(data_ch) = &book.items[5] else {
+        panic!("the data page")
+    };
+    assert_eq!(
+        data_ch.path.as_deref(),
+        Some(std::path::Path::new("mini/agentx_launch_data.md"))
+    );
+    assert!(data_ch.content.contains("class=\"agentx-data-part\""));
     let BookItem::Chapter(mini_ch) = &book.items[0] else {
         panic!("first item")
     };

@@ -219,7 +219,11 @@ fn mdbook_builds_the_sample_book() {
             let entry = entry.unwrap();
             let sub = support::read(&entry.path());
             // The model page's whole launch data (preprocessor/data_pages.rs).
-            if entry.file_name().to_string_lossy().starts_with("agentx_launch_data") {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("agentx_launch_data")
+            {
                 assert!(sub.contains("class=\"agentx-data-part\""), "{stem}");
                 data_pages += 1;
                 continue;
