@@ -140,9 +140,8 @@ struct DataPage {
 
 /// The light part of `json` (a model-data script's text in the chapter at
 /// `chapter`, named `chapter_name`) and the pages holding its whole, in
-/// pieces of at most `max` bytes; `None`
-/// when it stays as it is (a repeat naming an earlier section, or not model
-/// data).
+/// pieces of at most `max` bytes; `None` when it stays as it is (a repeat
+/// naming an earlier section, or not model data).
 fn split_script(
     json: &str,
     chapter: &Path,
