@@ -8,7 +8,9 @@
     var m = this.mount;
     m.hidden = false;
     m.classList.add("agentx-selector-on");
-    m.appendChild(el("p", { "class": "agentx-selector-title" }, "Pick a launch"));
+    var title = el("p", { "class": "agentx-selector-title" }, "Pick a launch");
+    // The model page's picker finds a launch by what is typed (55-find.js).
+    m.appendChild(this.here ? title : this.buildFind(title));
     if (this.here && this.data.modelHref) {
       // The other deployments are on the model page (this page carries
       // only its own data).
@@ -68,6 +70,10 @@
     this.host.textContent = "";
     this.window = dataWindow(this, c, set);
     this.host.appendChild(this.window);
+    // What waits for the window (a launch found by typing, 55-find.js).
+    var after = this.afterShow;
+    this.afterShow = null;
+    if (after) after();
   };
 
   // The model's whole data, from the script beside the page (a <script
