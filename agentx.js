@@ -1,4 +1,4 @@
-/* mdbook-agentx 0.1.0 sha256:48e4a1a932a85893 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
+/* mdbook-agentx 0.1.0 sha256:ce60d6b1bc1fda42 — written by `mdbook-agentx install`; run it again to update this file, do not edit it */
 // mdbook-agentx reader assets: the launch picker of a model page, the
 // selector of a deployment page, and their command windows (tabs, Copy,
 // Copy all, Copy link, Download).
@@ -1185,7 +1185,10 @@
     this.findStatus = status;
     this.findList = list;
     input.addEventListener("input", function () { self.findRender(); });
-    input.addEventListener("focus", function () { if (list.hidden) self.findRender(); });
+    // Back in the field from elsewhere, the matches of its text show again.
+    input.addEventListener("focus", function (ev) {
+      if (list.hidden && !(ev.relatedTarget && box.contains(ev.relatedTarget))) self.findRender();
+    });
     // Arrows move between the field and the matches, Enter in the field
     // chooses the first, Escape closes the list.
     box.addEventListener("keydown", function (ev) {
@@ -1193,8 +1196,8 @@
       var i = all.indexOf(ev.target), to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 1, End: all.length - 1 }[ev.key];
       if (list.hidden || i < 0) return;
       if (ev.key === "Escape") {
-        self.findClose();
         input.focus();
+        self.findClose();
       } else if (ev.key === "Enter" && !i) {
         all[1].click();
       } else if (all[to] && (i || ev.key === "ArrowDown")) {

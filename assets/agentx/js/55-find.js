@@ -113,7 +113,10 @@
     this.findStatus = status;
     this.findList = list;
     input.addEventListener("input", function () { self.findRender(); });
-    input.addEventListener("focus", function () { if (list.hidden) self.findRender(); });
+    // Back in the field from elsewhere, the matches of its text show again.
+    input.addEventListener("focus", function (ev) {
+      if (list.hidden && !(ev.relatedTarget && box.contains(ev.relatedTarget))) self.findRender();
+    });
     // Arrows move between the field and the matches, Enter in the field
     // chooses the first, Escape closes the list.
     box.addEventListener("keydown", function (ev) {
@@ -121,8 +124,8 @@
       var i = all.indexOf(ev.target), to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 1, End: all.length - 1 }[ev.key];
       if (list.hidden || i < 0) return;
       if (ev.key === "Escape") {
-        self.findClose();
         input.focus();
+        self.findClose();
       } else if (ev.key === "Enter" && !i) {
         all[1].click();
       } else if (all[to] && (i || ev.key === "ArrowDown")) {
