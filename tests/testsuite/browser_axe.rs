@@ -88,6 +88,13 @@ pub(crate) fn view(d: &Driver, width: u32, height: u32, dark: bool) {
 
 /// The serious and critical axe violations of the page as it is now.
 pub(crate) fn axe_violations(d: &Driver, axe: &str) -> Vec<String> {
+    axe_violations_in(d, axe, None)
+}
+
+/// [`axe_violations`] within the elements `css` matches (all of the page
+/// when `None`): under mdBook, AgentX's own part of the page (mdBook's
+/// sidebar toggle, a `label` with `aria-expanded`, is mdBook's to fix).
+pub(crate) fn axe_violations_in(d: &Driver, axe: &str, css: Option<&str>) -> Vec<String> {
     d.exec(
         "if (!window.axe) { var s = document.createElement('script'); s.textContent = arguments[0]; document.head.appendChild(s); }",
         json!([axe]),
@@ -95,12 +102,13 @@ pub(crate) fn axe_violations(d: &Driver, axe: &str) -> Vec<String> {
     let r = exec_async(
         d,
         "var done = arguments[arguments.length - 1];
-         axe.run(document, { resultTypes: ['violations'], preload: false }).then(function (r) {
+         var within = arguments[0] ? { include: [[arguments[0]]] } : document;
+         axe.run(within, { resultTypes: ['violations'], preload: false }).then(function (r) {
            done(r.violations.filter(function (v) { return v.impact === 'serious' || v.impact === 'critical'; })
              .map(function (v) { return v.impact + ' ' + v.id + ' (' + v.help + '): ' + v.nodes.length + ' nodes, e.g. ' +
                v.nodes.slice(0, 3).map(function (n) { return n.target.join(' ') + ' — ' + n.failureSummary; }).join(' | '); }));
          }, function (e) { done(['axe failed: ' + e]); });",
-        json!([]),
+        json!([css]),
     );
     r.as_array()
         .unwrap()
