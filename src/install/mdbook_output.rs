@@ -90,10 +90,11 @@ fn links(items: &[SummaryItem], out: &mut Vec<PathBuf>) {
 }
 
 /// Adds `"<dir>" = { enable = false }` to `[output.html.search.chapter]`
-/// for each of `dirs` that has no key yet, and `enable = false` to
-/// `[output.html.print]` unless it is set. Nothing without `dirs` (a book
-/// whose chapters hold no directive yet: `install` again after adding one).
-pub(super) fn keep_out_of_search_and_print(
+/// for each of `dirs` that has no key yet, `enable = false` to
+/// `[output.html.print]` unless it is set, and folds the sidebar
+/// ([`fold_sidebar`]). Nothing without `dirs` (a book whose chapters hold
+/// no directive yet: `install` again after adding one).
+pub(super) fn keep_generated_chapters_aside(
     doc: &mut toml_edit::DocumentMut,
     dirs: &[String],
     shown: &str,
@@ -134,21 +135,17 @@ pub(super) fn keep_out_of_search_and_print(
         ),
         Some(false) => {}
     }
-    Ok(())
+    fold_sidebar(doc, shown, report)
 }
 
 /// Adds `enable = true` to `[output.html.fold]` unless the book sets it
 /// (mdBook's `level` 0, its default, closes every fold but the open
-/// chapter's); a note when the book keeps it off. Nothing without `dirs`.
-pub(super) fn fold_generated_chapters(
+/// chapter's); a note when the book keeps it off.
+fn fold_sidebar(
     doc: &mut toml_edit::DocumentMut,
-    dirs: &[String],
     shown: &str,
     report: &mut InstallReport,
 ) -> Result<()> {
-    if dirs.is_empty() {
-        return Ok(());
-    }
     let fold = table_at(doc, &["output", "html", "fold"], shown)?;
     match fold.get("enable").and_then(Item::as_bool) {
         None => {

@@ -101,7 +101,8 @@ fn reader_click(d: &Driver, css: &str, in_bar: bool, run: &mut Driven, what: &st
 /// Marks a link to the model page (`arguments[0]`, absolute) that the
 /// reader sees (in view, below the top bar unless in a sidebar, not
 /// covered), the content's before the sidebar's; else any shown one.
-/// Whether one is in view.
+/// Whether one is in view, and whether one is on screen but for the
+/// scroll (not in a closed sidebar).
 const MODEL_LINK: &str = r##"
 var want = arguments[0], seen = null;
 var links = Array.from(document.querySelectorAll("main a[href], nav a[href], #mdbook-sidebar a[href]"))
@@ -113,18 +114,20 @@ var inView = links.filter(function (a) {
   return r.width > 0 && r.left >= 0 && r.top >= 0 && r.bottom <= innerHeight && !!hit && (hit === a || a.contains(hit)) &&
     (r.top >= b || !!a.closest("nav"));
 });
-var a = inView[0] || links[0];
+var shown = links.filter(function (a) { var r = a.getBoundingClientRect(); return r.width > 0 && r.left >= 0; });
+var a = inView[0] || shown[0] || links[0];
 if (a) a.setAttribute("data-find-path", "1");
-return { found: !!a, inView: inView.length > 0 };
+return { found: !!a, inView: inView.length > 0, shown: shown.length > 0 };
 "##;
 
 /// Opens the model page from the landing page by a link the reader sees
-/// (the landing page's list of models, or the sidebar), opening the
-/// sidebar first where it is closed (a phone).
+/// (the landing page's list of models, the sidebar, mdBook's next-chapter
+/// arrow), opening the sidebar first where it is closed (a phone); a link
+/// on screen but out of view is scrolled to (counted).
 fn open_model_page(d: &Driver, base: &str, model: &str, run: &mut Driven, what: &str) {
     let url = format!("{base}{model}");
     let mut link = d.exec(MODEL_LINK, json!([url]));
-    if link["inView"] != true {
+    if link["shown"] != true {
         reader_click(d, "#mdbook-sidebar-toggle, .menu-toggle", true, run, what);
         // The sidebar slides in: the link is clicked once it stays in view.
         let t = std::time::Instant::now();
@@ -132,7 +135,7 @@ fn open_model_page(d: &Driver, base: &str, model: &str, run: &mut Driven, what: 
         while t.elapsed() < std::time::Duration::from_secs(5) {
             std::thread::sleep(std::time::Duration::from_millis(150));
             link = d.exec(MODEL_LINK, json!([url]));
-            if link["inView"] == true && before["inView"] == true {
+            if link["shown"] == true && link == before {
                 break;
             }
             before = link.clone();
