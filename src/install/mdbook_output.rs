@@ -12,7 +12,11 @@
 //! that holds a directive now: its deployment chapters are in the
 //! directory named after it. The print page has no per-chapter setting
 //! (`Print { enable, page_break }`), so it is turned off, unless the book
-//! sets `enable` itself.
+//! sets `enable` itself. The sidebar folds (`[output.html.fold]`), unless
+//! the book says otherwise: expanded, the real pages' deployment chapters
+//! put the second model page's link 1,831 px down it at 1400 x 900 (the
+//! fourth's 4,242 px); folded, every model page's link is in view, and the
+//! open one's chapters show.
 //!
 //! May use: `preprocessor` (directives), `util` (reads inside the book).
 
@@ -86,10 +90,11 @@ fn links(items: &[SummaryItem], out: &mut Vec<PathBuf>) {
 }
 
 /// Adds `"<dir>" = { enable = false }` to `[output.html.search.chapter]`
-/// for each of `dirs` that has no key yet, and `enable = false` to
-/// `[output.html.print]` unless it is set. Nothing without `dirs` (a book
-/// whose chapters hold no directive yet: `install` again after adding one).
-pub(super) fn keep_out_of_search_and_print(
+/// for each of `dirs` that has no key yet, `enable = false` to
+/// `[output.html.print]` unless it is set, and folds the sidebar
+/// ([`fold_sidebar`]). Nothing without `dirs` (a book whose chapters hold
+/// no directive yet: `install` again after adding one).
+pub(super) fn keep_generated_chapters_aside(
     doc: &mut toml_edit::DocumentMut,
     dirs: &[String],
     shown: &str,
@@ -129,6 +134,34 @@ pub(super) fn keep_out_of_search_and_print(
                 .into(),
         ),
         Some(false) => {}
+    }
+    fold_sidebar(doc, shown, report)
+}
+
+/// Adds `enable = true` to `[output.html.fold]` unless the book sets it
+/// (mdBook's `level` 0, its default, closes every fold but the open
+/// chapter's); a note when the book keeps it off.
+fn fold_sidebar(
+    doc: &mut toml_edit::DocumentMut,
+    shown: &str,
+    report: &mut InstallReport,
+) -> Result<()> {
+    let fold = table_at(doc, &["output", "html", "fold"], shown)?;
+    match fold.get("enable").and_then(Item::as_bool) {
+        None => {
+            fold["enable"] = toml_edit::value(true);
+            report.changes.push(
+                "book.toml: added enable = true to [output.html.fold] (the generated deployment \
+                 chapters fold under their model page in the sidebar)"
+                    .into(),
+            );
+        }
+        Some(false) => report.notes.push(
+            "[output.html.fold] enable = false: mdBook's sidebar lists every generated deployment \
+             chapter, pushing the model pages after the first out of view"
+                .into(),
+        ),
+        Some(true) => {}
     }
     Ok(())
 }

@@ -104,7 +104,7 @@ pub(crate) fn install_assets(
     edit_book_toml(&mut doc, &book, assets, &shown, &mut report)?;
     if html_output(&doc) {
         let dirs = mdbook_output::generated_dirs(&book_dir.join(&book.src), &bounds)?;
-        mdbook_output::keep_out_of_search_and_print(&mut doc, &dirs, &shown, &mut report)?;
+        mdbook_output::keep_generated_chapters_aside(&mut doc, &dirs, &shown, &mut report)?;
     }
     if opts.agent_files {
         agent_files::add_renderer(&mut doc, &book.build_dir, &shown, &mut report)?;

@@ -224,7 +224,8 @@ fn an_asset_symlinked_out_of_the_book_is_refused() {
 
 /// The chapters that hold a directive get their generated chapters' folder
 /// kept out of mdBook's search (a key mdBook accepts: it fails a build on a
-/// key that matches no chapter), and mdBook's print page is turned off;
+/// key that matches no chapter), mdBook's print page is turned off and its
+/// sidebar folds;
 /// an escaped directive, a directive in code, a chapter not written yet and
 /// a book setting of its own are left alone. Written by hand from mdBook
 /// 0.5.4's search.rs (keys are path prefixes of chapter paths).
@@ -256,7 +257,8 @@ fn generated_chapters_stay_out_of_mdbooks_search_and_print() {
     assert!(
         toml.contains(
             "[output.html.search.chapter]\n\"models/a\" = { enable = false }\n\
-             \"models/x/b\" = { enable = false }\n\n[output.html.print]\nenable = false\n"
+             \"models/x/b\" = { enable = false }\n\n[output.html.print]\nenable = false\n\n\
+             [output.html.fold]\nenable = true\n"
         ),
         "{toml}"
     );
@@ -265,7 +267,7 @@ fn generated_chapters_stay_out_of_mdbooks_search_and_print() {
             .iter()
             .filter(|c| c.contains("[output.html."))
             .count(),
-        3,
+        4,
         "{r:?}"
     );
     // mdBook's own config reads it.
@@ -274,11 +276,19 @@ fn generated_chapters_stay_out_of_mdbooks_search_and_print() {
         parsed["output"]["html"]["print"]["enable"].as_bool(),
         Some(false)
     );
+    assert_eq!(
+        parsed["output"]["html"]["fold"]["enable"].as_bool(),
+        Some(true)
+    );
     assert_eq!(run(dir.path()).unwrap(), InstallReport::default(), "twice");
     // A print setting of the book's own stays, with a note.
     std::fs::write(
         dir.path().join("book.toml"),
         toml.replace("enable = false\n", "enable = true\n")
+            .replace(
+                "[output.html.fold]\nenable = true\n",
+                "[output.html.fold]\nenable = false\n",
+            )
             .replace("\"models/a\" = { enable = false }\n", ""),
     )
     .unwrap();
@@ -296,6 +306,15 @@ fn generated_chapters_stay_out_of_mdbooks_search_and_print() {
         r.notes
             .iter()
             .any(|n| n.contains("print page holds every command set")),
+        "{r:?}"
+    );
+    // So does a fold setting of its own.
+    assert!(
+        again.contains("[output.html.fold]\nenable = false\n"),
+        "{again}"
+    );
+    assert!(
+        r.notes.iter().any(|n| n.contains("lists every generated")),
         "{r:?}"
     );
 }

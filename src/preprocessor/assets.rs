@@ -45,6 +45,7 @@ pub(crate) const AGENTX_JS: &str = concat!(
     include_str!("../../assets/agentx/js/35-budget.js"),
     include_str!("../../assets/agentx/js/40-window.js"),
     include_str!("../../assets/agentx/js/50-picker.js"),
+    include_str!("../../assets/agentx/js/55-find.js"),
     include_str!("../../assets/agentx/js/60-start.js"),
     include_str!("../../assets/agentx/js/99-tail.js"),
 );

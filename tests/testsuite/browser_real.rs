@@ -16,13 +16,21 @@
 //! and the sets the chips take more than 5 clicks to reach are driven that
 //! way as a reader does. Every set reaches Copy all in at most 5 clicks
 //! with no scroll by one path or the other (the table printed per model
-//! page), standalone: under mdBook the generated deployment chapters are
-//! out of mdBook's own search and agentx adds none, so only the chips'
-//! table is printed there. The search box is in view on the landing page
-//! at both widths.
+//! page), standalone. The search box is in view on the landing page at
+//! both widths.
+//!
+//! The model page's "Find a launch" field (`browser_find.rs`) puts every
+//! set first for its query, standalone and under mdBook (where the
+//! generated deployment chapters are out of mdBook's own search); under
+//! mdBook the find path is driven for the sampled sets the chips take more
+//! than 5 clicks to reach, and the task table is the best of chips and
+//! find. At 390 px the standalone search path and mdBook's find path are
+//! driven for a sample (tables printed); the single file finds a set of
+//! each model with the field; axe runs with the matches shown.
 //!
 //! `AGENTX_REAL_MODEL=glm-5.2.html` (a model page) limits the run to that
-//! page's sets, standalone, at 1400 px, for quick iterations.
+//! page's sets for quick iterations: standalone at 1400 px, then mdBook's
+//! picker and find paths (no pages opened, axe or screenshots).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,6 +39,7 @@ use serde_json::{Value, json};
 
 use crate::browser::{Driver, chromedriver};
 use crate::browser_chrome::{axe_source, axe_violations, view};
+use crate::browser_find;
 use crate::browser_picker::{drive_model_pages, hardware_switches, model_page_of};
 use crate::browser_search_path::{SearchTask, drive_search_path, in_view, not_first, search_tasks};
 use crate::browser_selector::{Expected, expected_in};
@@ -135,28 +144,36 @@ fn pages_open_at_copy_all(d: &Driver, base: &str, sets: &HashMap<String, Expecte
 
 /// Per model page: sets, clicks from the landing page by the best path
 /// (the fewer of the chips' — one click to the model page, then the
-/// picker's chips — and search's, where its first result is the exact
-/// set) as median and most, the sets over 5 clicks by the chips alone and
-/// by the best path, and scrolls. `search` holds the search path's clicks
-/// by anchor. Returns the sets over 5 by the best path.
+/// picker's chips — and the other path's (`path`: its name and clicks),
+/// where its first result is the exact set) as median and most, the sets
+/// over 5 clicks by the chips alone and by the best path, and scrolls.
+/// `other` holds the other path's clicks by anchor; the chips chose every
+/// `stride`th set. Returns the sets over 5 by the best path.
 fn print_task_table(
     run: &crate::browser_picker::PickerRun,
     sets: &HashMap<String, Expected>,
-    search: &HashMap<&str, u64>,
+    (other, stride): (&HashMap<&str, u64>, usize),
     what: &str,
+    path: (&str, &str),
 ) -> Vec<String> {
+    let search = other;
     eprintln!(
         "{what}: tasks from the landing page to Copy all (chips: 1 click to the model page + chips; \
-         search: the box + the first result)"
+         {}: {})",
+        path.0, path.1
     );
     eprintln!(
-        "| Model page | Sets | Exact set first by search | Median clicks | Most clicks | \
-         Sets over 5 by chips | Sets over 5 by the best path | Scrolls |"
+        "| Model page | Sets | Exact set first by {} | Median clicks | Most clicks | \
+         Sets over 5 by chips | Sets over 5 by the best path | Scrolls |",
+        path.0
     );
     eprintln!("|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut over_best = Vec::new();
     for (model, clicks) in &run.clicks {
-        let anchors = anchors_of(sets, model);
+        let anchors: Vec<&String> = anchors_of(sets, model)
+            .into_iter()
+            .step_by(stride)
+            .collect();
         assert_eq!(anchors.len(), clicks.len(), "{model}: every set chosen");
         let chips: Vec<u64> = clicks.iter().map(|c| c + 1).collect();
         let mut best: Vec<u64> = (anchors.iter().zip(&chips))
@@ -184,7 +201,7 @@ fn print_task_table(
 
 /// The anchors of a model page's sets, in order (as the picker run
 /// chooses them).
-fn anchors_of<'a>(sets: &'a HashMap<String, Expected>, model: &str) -> Vec<&'a String> {
+pub(crate) fn anchors_of<'a>(sets: &'a HashMap<String, Expected>, model: &str) -> Vec<&'a String> {
     let mut anchors: Vec<&String> = (sets.iter())
         .filter(|(_, e)| model_page_of(e.page()) == model)
         .map(|(a, _)| a)
@@ -193,25 +210,24 @@ fn anchors_of<'a>(sets: &'a HashMap<String, Expected>, model: &str) -> Vec<&'a S
     anchors
 }
 
-/// Per model page: sets, clicks by the chips alone (one to the model
-/// page, then the chips) as median and most, and the sets over 5.
-fn print_chips_table(run: &crate::browser_picker::PickerRun, what: &str) {
-    eprintln!(
-        "{what}: tasks from the landing page to Copy all (1 click to the model page + chips)"
-    );
-    eprintln!("| Model page | Sets | Median clicks | Most clicks | Sets over 5 clicks | Scrolls |");
-    eprintln!("|---|---:|---:|---:|---:|---:|");
-    for (model, clicks) in &run.clicks {
-        let mut c: Vec<u64> = clicks.iter().map(|c| c + 1).collect();
-        c.sort();
-        let over = c.iter().filter(|&&c| c > 5).count();
-        eprintln!(
-            "| {model} | {} | {} | {} | {over} | 0 |",
-            c.len(),
-            c[c.len() / 2],
-            c[c.len() - 1]
+/// The clicks from the landing page by the chips (one to the model page,
+/// then the chips), by anchor, of a picker run that chose every `stride`th
+/// set.
+fn chip_clicks<'a>(
+    sets: &'a HashMap<String, Expected>,
+    picked: &crate::browser_picker::PickerRun,
+    stride: usize,
+) -> HashMap<&'a str, u64> {
+    let mut chips = HashMap::new();
+    for (model, clicks) in &picked.clicks {
+        let anchors = anchors_of(sets, model).into_iter().step_by(stride);
+        chips.extend(
+            anchors
+                .map(|a| a.as_str())
+                .zip(clicks.iter().map(|c| c + 1)),
         );
     }
+    chips
 }
 
 /// The search path on the real pages at 1400 px: every set's query puts
@@ -222,15 +238,11 @@ fn print_chips_table(run: &crate::browser_picker::PickerRun, what: &str) {
 fn search_path<'a>(
     d: &Driver,
     base: &str,
-    site: &Path,
+    tasks: &[SearchTask],
     sets: &'a HashMap<String, Expected>,
     picked: &crate::browser_picker::PickerRun,
 ) -> HashMap<&'a str, u64> {
-    let tasks: Vec<SearchTask> = (search_tasks(site).into_iter())
-        .filter(|t| sets.contains_key(&t.anchor))
-        .collect();
-    assert_eq!(tasks.len(), sets.len(), "a query for every set");
-    let missed = not_first(d, base, &tasks);
+    let missed = not_first(d, base, tasks);
     eprintln!(
         "real pages, search: the exact set first for {}/{} queries",
         tasks.len() - missed.len(),
@@ -239,16 +251,7 @@ fn search_path<'a>(
     for (_, m) in &missed {
         eprintln!("  not first: {m}");
     }
-    let mut chips: HashMap<&str, u64> = HashMap::new();
-    for (model, clicks) in &picked.clicks {
-        let anchors = anchors_of(sets, model);
-        chips.extend(
-            anchors
-                .iter()
-                .map(|a| a.as_str())
-                .zip(clicks.iter().map(|c| c + 1)),
-        );
-    }
+    let chips = chip_clicks(sets, picked, 1);
     // Driven: every set over 5 by the chips, and every 40th other set.
     let over: Vec<&SearchTask> = (tasks.iter())
         .filter(|t| chips[t.anchor.as_str()] > 5)
@@ -357,14 +360,31 @@ fn browser_real_pages_standalone_and_under_mdbook() {
     view(&d, 1400, 900, false);
     let picked = drive_model_pages(&d, &base, &sets, 1, true);
     assert_eq!(picked.sets, sets.len());
-    let search = search_path(&d, &base, &site, &sets, &picked);
-    let over = print_task_table(&picked, &sets, &search, "real pages, standalone, 1400 px");
+    let tasks: Vec<SearchTask> = (search_tasks(&site).into_iter())
+        .filter(|t| sets.contains_key(&t.anchor))
+        .collect();
+    assert_eq!(tasks.len(), sets.len(), "a query for every set");
+    let search = search_path(&d, &base, &tasks, &sets, &picked);
+    let over = print_task_table(
+        &picked,
+        &sets,
+        (&search, 1),
+        "real pages, standalone, 1400 px",
+        ("search", "the box + the first result"),
+    );
     assert!(
         over.is_empty(),
         "sets over 5 clicks by the chips and by search:\n{}",
         over.join("\n")
     );
+    // The model page's "Find a launch" field ranks every set first.
+    browser_find::picker_ranking(&d, &base, &tasks, "standalone");
+    let stride = if only.is_some() { 16 } else { 64 };
+    browser_find::standalone_find_path(&d, &base, &tasks, &sets, stride);
     if only.is_some() {
+        if support::mdbook_available() {
+            under_mdbook(&d, &book, &sets, &tasks, true);
+        }
         return;
     }
     let (landed, switches) = hardware_switches(&d, &base, &sets);
@@ -381,11 +401,15 @@ fn browser_real_pages_standalone_and_under_mdbook() {
         axe_clean(&d, &base, &axe, &pages, 390, 844);
     }
     screenshots(&d, &base, "standalone");
+    let axe = axe_source();
+    browser_find::screenshots_and_axe(&d, &base, "deepseek-v4.html", "standalone", axe.as_deref());
     eprintln!("real pages, standalone: {} s", t.elapsed().as_secs());
-    single_file(&d, &book);
+    single_file(&d, &book, &sets, &tasks);
 
     if support::mdbook_available() {
-        under_mdbook(&d, &book, &sets);
+        under_mdbook(&d, &book, &sets, &tasks, false);
+    } else {
+        browser_find::phone_paths(&d, &base, None, &tasks, &sets, 48);
     }
     let errors = d.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:?}");
@@ -394,8 +418,9 @@ fn browser_real_pages_standalone_and_under_mdbook() {
 /// The single-file export of the real pages: under 10 MB, one picker per
 /// model (the deployment chapters are stubs into it); its size, load time
 /// and element count printed (a benchmark figure, not asserted), and a
-/// set's link opens in its model's picker with Copy all == `decode`.
-fn single_file(d: &Driver, book: &Path) {
+/// set of each model found with its picker's field ("Find a launch") with
+/// Copy all == `decode`.
+fn single_file(d: &Driver, book: &Path, sets: &HashMap<String, Expected>, tasks: &[SearchTask]) {
     let html = mdbook_agentx::export_single_file(book).unwrap().html;
     let path = book.join("single.html");
     std::fs::write(&path, &html).unwrap();
@@ -415,6 +440,10 @@ fn single_file(d: &Driver, book: &Path) {
         r["load"].as_f64().unwrap_or(0.0),
         r["elements"],
         r["pickers"]
+    );
+    let n = browser_find::single_file_find(d, tasks, sets);
+    eprintln!(
+        "real pages, single file: {n} sets found with the pickers' field (Enter), Copy all == decode"
     );
 }
 
@@ -447,9 +476,20 @@ fn largest_deployment_page(sets: &HashMap<String, Expected>) -> String {
 }
 
 /// The same book under real mdBook: pages and permalinks open with Copy
-/// all in view at both widths, every set through the picker (a stride: the
-/// standalone run chose them all), control text at least 12 px.
-fn under_mdbook(d: &Driver, book: &Path, sets: &HashMap<String, Expected>) {
+/// all in view at both widths; every 7th set through the picker's chips
+/// (the standalone run chose them all), every set first in the find
+/// field's matches, the find path driven where the chips take more than 5
+/// clicks (the task table: the best of chips and find; none over 5, no
+/// scroll); control text at least 12 px; then both builds at 390 px
+/// (`browser_find::phone_paths`). `only`: one model page, quick (no pages
+/// opened, screenshots or axe; a shorter stride at 390 px).
+fn under_mdbook(
+    d: &Driver,
+    book: &Path,
+    sets: &HashMap<String, Expected>,
+    tasks: &[SearchTask],
+    only: bool,
+) {
     let t = std::time::Instant::now();
     let out = book.join("mdbook-out");
     support::mdbook_build(book, &out);
@@ -459,6 +499,9 @@ fn under_mdbook(d: &Driver, book: &Path, sets: &HashMap<String, Expected>) {
     );
     let base = format!("file://{}/", out.display());
     for (w, h) in [(1400, 900), (390, 844)] {
+        if only {
+            break;
+        }
         view(d, w, h, false);
         let n = pages_open_at_copy_all(d, &base, sets);
         eprintln!(
@@ -467,9 +510,23 @@ fn under_mdbook(d: &Driver, book: &Path, sets: &HashMap<String, Expected>) {
     }
     view(d, 1400, 900, false);
     let picked = drive_model_pages(d, &base, sets, 7, true);
-    print_chips_table(
+    browser_find::picker_ranking(d, &base, tasks, "mdBook");
+    let chips = chip_clicks(sets, &picked, 7);
+    let find = browser_find::mdbook_find_path(d, &base, tasks, sets, &chips);
+    let over = print_task_table(
         &picked,
-        "real pages, mdBook, 1400 px (every 7th set; chips only)",
+        sets,
+        (&find, 7),
+        "real pages, mdBook, 1400 px (every 7th set by the chips)",
+        (
+            "find",
+            "the model page in the sidebar + the field + the first match",
+        ),
+    );
+    assert!(
+        over.is_empty(),
+        "sets over 5 clicks by the chips and by find under mdBook:\n{}",
+        over.join("\n")
     );
     for page in ["glm-5.2.html", largest_deployment_page(sets).as_str()] {
         d.goto(&format!("{base}{page}"));
@@ -484,6 +541,13 @@ fn under_mdbook(d: &Driver, book: &Path, sets: &HashMap<String, Expected>) {
             "{page}: control text {px} px: {least}"
         );
     }
-    screenshots(d, &base, "mdbook");
-    eprintln!("real pages, mdBook: {} s", t.elapsed().as_secs());
+    if !only {
+        screenshots(d, &base, "mdbook");
+        let axe = axe_source();
+        browser_find::screenshots_and_axe(d, &base, "deepseek-v4.html", "mdbook", axe.as_deref());
+    }
+    let standalone = format!("file://{}/", book.join("book").display());
+    let stride = if only { 8 } else { 48 };
+    browser_find::phone_paths(d, &standalone, Some(&base), tasks, sets, stride);
+    eprintln!("real pages, mdBook and 390 px: {} s", t.elapsed().as_secs());
 }

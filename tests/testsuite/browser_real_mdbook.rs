@@ -12,13 +12,10 @@
 use serde_json::json;
 
 use crate::browser::{Driver, chromedriver};
-use crate::browser_axe::axe_violations_in;
+use crate::browser_axe::{MDBOOK_OWN, axe_violations_in};
 use crate::browser_chrome::{axe_source, view};
 use crate::browser_real::real_book;
 use crate::support;
-
-/// mdBook's own chrome, as axe contexts.
-const MDBOOK_OWN: [[&str; 1]; 2] = [["#mdbook-menu-bar"], ["#mdbook-sidebar"]];
 
 #[test]
 fn browser_real_pages_under_mdbook_pass_axe_with_their_data_loaded() {

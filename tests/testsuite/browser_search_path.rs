@@ -26,6 +26,8 @@
 //! 8. the router's word (`sglang`, `dynamo`).
 //!
 //! The first result must be the exact set (its deployment page and anchor).
+//! The model page's "Find a launch" field (`browser_find.rs`) is given the
+//! same query without the model (rule 1): the reader is on its page.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -46,6 +48,9 @@ pub(crate) struct SearchTask {
     pub(crate) page: String,
     /// What the reader types.
     pub(crate) query: String,
+    /// What the reader types on the model page (`browser_find.rs`): the
+    /// same without the model.
+    pub(crate) local_query: String,
 }
 
 /// The picker data files of a built site (`window.AGENTX_MODEL_DATA[…] =
@@ -90,10 +95,12 @@ pub(crate) fn search_tasks(site: &Path) -> Vec<SearchTask> {
                         point.as_str().unwrap().replace(" / c", "-")
                     ),
                 };
+                let words = query_words(&data, di, set);
                 out.push(SearchTask {
                     anchor,
                     page: page.clone(),
-                    query: query_of(&data, di, set),
+                    query: query_text(&words),
+                    local_query: query_text(&words[1..]),
                 });
             }
         }
@@ -101,8 +108,9 @@ pub(crate) fn search_tasks(site: &Path) -> Vec<SearchTask> {
     out
 }
 
-/// The reader's query for `set` of deployment `di` (the module's rules).
-fn query_of(data: &Value, di: usize, set: &Value) -> String {
+/// The reader's query for `set` of deployment `di` (the module's rules),
+/// as its words (the model first).
+fn query_words(data: &Value, di: usize, set: &Value) -> Vec<String> {
     let deps = data["deps"].as_array().unwrap();
     let dep = &deps[di];
     let text = |v: &Value| v.as_str().unwrap().to_string();
@@ -150,6 +158,11 @@ fn query_of(data: &Value, di: usize, set: &Value) -> String {
     );
     words.push(text(&set[1]));
     words.push(text(&set[2]));
+    words
+}
+
+/// The words typed: `·` and brackets left out.
+fn query_text(words: &[String]) -> String {
     let query = words.join(" ").replace(['·', '(', ')'], " ");
     let query = query.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(query.is_ascii(), "a query typed with plain keys: {query}");
@@ -208,7 +221,7 @@ pub(crate) fn in_view(d: &Driver, css: &str, in_bar: bool) -> Value {
 
 /// A real click (WebDriver's, which would scroll an element out of view
 /// into view: callers check [`in_view`] first).
-fn click(d: &Driver, css: &str) {
+pub(crate) fn click(d: &Driver, css: &str) {
     let e = d.cmd(
         "POST",
         "/element",

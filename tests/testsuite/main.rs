@@ -10,6 +10,8 @@ mod browser_axe;
 mod browser_budget;
 mod browser_chrome;
 mod browser_download;
+mod browser_find;
+mod browser_find_field;
 mod browser_focus;
 mod browser_mdbook;
 mod browser_picker;

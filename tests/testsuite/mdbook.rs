@@ -84,6 +84,7 @@ fn install_on_a_fresh_mdbook_init_book() {
         "\n[preprocessor.agentx]\n\n[output.html]\nadditional-css = [\"agentx.css\"]\nadditional-js = [\"agentx.js\"]\n\n\
          [output.html.search.chapter]\nchapter_1 = { enable = false }\n\n\
          [output.html.print]\nenable = false\n\n\
+         [output.html.fold]\nenable = true\n\n\
          [build]\nextra-watch-dirs = [\"agentx\"]\n"
     );
     let files = snapshot(&book);

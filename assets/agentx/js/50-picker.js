@@ -8,7 +8,9 @@
     var m = this.mount;
     m.hidden = false;
     m.classList.add("agentx-selector-on");
-    m.appendChild(el("p", { "class": "agentx-selector-title" }, "Pick a launch"));
+    var title = el("p", { "class": "agentx-selector-title" }, "Pick a launch");
+    // The model page's picker finds a launch by what is typed (55-find.js).
+    m.appendChild(this.here ? title : this.buildFind(title));
     if (this.here && this.data.modelHref) {
       // The other deployments are on the model page (this page carries
       // only its own data).
@@ -72,9 +74,9 @@
   };
 
   // Runs `f` once the chosen launch's window shows: now, or once the
-  // whole data is in (the page opened at, or a link led to, a launch
-  // beyond what the page carries; under mdBook its data pages load after
-  // the page's own load event).
+  // whole data is in (the page opened at, a link led to, or the reader
+  // found (55-find.js) a launch beyond what the page carries; under mdBook
+  // its data pages load after the page's own load event).
   Selector.prototype.whenShown = function (f) {
     if (this.host.getAttribute("aria-busy")) (this.shownWaiting = this.shownWaiting || []).push(f);
     else f();
