@@ -1,7 +1,8 @@
 //! The real pages under real mdBook, beyond what `browser_real`'s long run
 //! checks there (pages open with Copy all in view, the picker's choices,
 //! control text): axe finds no serious or critical violation at 1400 px and
-//! 390 px, light and dark, on the largest model page opened at a launch
+//! 390 px, light and dark (and at 1400 px in mdBook's rust, coal and ayu
+//! themes), on the largest model page opened at a launch
 //! beyond its light part (its whole data read from the book's data pages in
 //! frames: the window it shows is checked too), on the largest deployment
 //! page, and on a data page itself; and no console error. mdBook's own menu
@@ -41,28 +42,31 @@ fn browser_real_pages_under_mdbook_pass_axe_with_their_data_loaded() {
     ];
     let base = format!("file://{}/", out.display());
     let d = Driver::start(&driver, "real-pages-mdbook-axe");
+    let check = |page: &str, what: &str| {
+        d.goto("about:blank");
+        d.goto(&format!("{base}{page}"));
+        if page.contains('#') {
+            crate::browser_mdbook::wait_until(
+                &d,
+                &format!(
+                    "var w = document.querySelector('.agentx-picker .agentx-data-window'); \
+                     return !!w && w.getAttribute('data-anchor') === {};",
+                    json!(last)
+                ),
+                "the model page shows the launch its URL names",
+            );
+        }
+        let v = axe_violations_in(&d, &axe, json!({"exclude": MDBOOK_OWN}));
+        assert!(
+            v.is_empty(),
+            "mdBook: {page} {what}: axe serious/critical: {v:#?}"
+        );
+    };
     for (w, h) in [(1400, 900), (390, 844)] {
         for dark in [false, true] {
             view(&d, w, h, dark);
             for page in &pages {
-                d.goto("about:blank");
-                d.goto(&format!("{base}{page}"));
-                if page.contains('#') {
-                    crate::browser_mdbook::wait_until(
-                        &d,
-                        &format!(
-                            "var w = document.querySelector('.agentx-picker .agentx-data-window'); \
-                             return !!w && w.getAttribute('data-anchor') === {};",
-                            json!(last)
-                        ),
-                        "the model page shows the launch its URL names",
-                    );
-                }
-                let v = axe_violations_in(&d, &axe, json!({"exclude": MDBOOK_OWN}));
-                assert!(
-                    v.is_empty(),
-                    "mdBook: {page} at {w} px, dark {dark}: axe serious/critical: {v:#?}"
-                );
+                check(page, &format!("at {w} px, dark {dark}"));
             }
             eprintln!(
                 "real pages, mdBook, {w} px, dark {dark}: axe 0 serious/critical on {pages:?}"
@@ -73,6 +77,29 @@ fn browser_real_pages_under_mdbook_pass_axe_with_their_data_loaded() {
             }
         }
     }
+    // mdBook's other themes, chosen as a reader chooses them (its theme
+    // menu stores the choice): light and navy are the two above.
+    view(&d, 1400, 900, false);
+    for theme in ["rust", "coal", "ayu"] {
+        d.goto(&format!("{base}index.html"));
+        d.exec(
+            "localStorage.setItem('mdbook-theme', arguments[0]);",
+            json!([theme]),
+        );
+        for page in &pages {
+            check(page, &format!("at 1400 px, theme {theme}"));
+            let on = d.exec(
+                "return document.documentElement.classList.contains(arguments[0]);",
+                json!([theme]),
+            );
+            assert_eq!(on, true, "{page}: mdBook's {theme} theme is on");
+        }
+        eprintln!(
+            "real pages, mdBook, 1400 px, theme {theme}: axe 0 serious/critical on {pages:?}"
+        );
+    }
+    d.goto(&format!("{base}index.html"));
+    d.exec("localStorage.removeItem('mdbook-theme');", json!([]));
     let errors = d.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:?}");
 }
