@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use mdbook_preprocessor::book::{Book, BookItem, Chapter};
 use serde_json::Value;
 
-use crate::render::{ModelDataJson, WholeData, light_model_data, model_data_scripts};
+use crate::render::{WholeData, light_model_data, splice_model_data};
 use crate::util::escape;
 
 /// The most bytes of the data's JSON one page holds: the densest 64,000
@@ -107,18 +107,7 @@ fn split_chapter(
     let Some(path) = ch.path.clone() else {
         return;
     };
-    let Some(scripts) = model_data_scripts(&ch.content) else {
-        return;
-    };
-    if scripts.is_empty() {
-        return;
-    }
-    let mut out = String::with_capacity(ch.content.len() / 4);
-    let mut done = 0;
-    for range in scripts {
-        let json = &ch.content[range.clone()];
-        out.push_str(&ch.content[done..range.start]);
-        done = range.end;
+    let spliced = splice_model_data(&ch.content, |json, out| {
         match split_script(json, &path, &ch.name, taken, max) {
             Some((light, made)) => {
                 out.push_str(&light);
@@ -126,9 +115,11 @@ fn split_chapter(
             }
             None => out.push_str(json),
         }
+        Some(())
+    });
+    if let Some(content) = spliced {
+        ch.content = content;
     }
-    out.push_str(&ch.content[done..]);
-    ch.content = out;
 }
 
 /// A data page to add.
@@ -140,8 +131,8 @@ struct DataPage {
 
 /// The light part of `json` (a model-data script's text in the chapter at
 /// `chapter`, named `chapter_name`) and the pages holding its whole, in
-/// pieces of at most `max` bytes; `None` when it stays as it is (a repeat
-/// naming an earlier section, or not model data).
+/// pieces of at most `max` bytes; `None` when it stays as it is (not
+/// model data).
 fn split_script(
     json: &str,
     chapter: &Path,
@@ -149,9 +140,6 @@ fn split_script(
     taken: &mut HashSet<PathBuf>,
     max: usize,
 ) -> Option<(String, Vec<DataPage>)> {
-    if ModelDataJson::is_like(json) {
-        return None;
-    }
     let parts = escape::script_json_parts(json, max)?;
     let data: Value = serde_json::from_str(json).ok()?;
     let model = data["model"].as_str()?;

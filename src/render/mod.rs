@@ -31,8 +31,10 @@ use self::chapter::deployment_chapter;
 #[cfg(test)]
 pub(crate) use self::command_set::command_set_markdown;
 pub(crate) use self::command_set::{PROCESS_CLASS, command_set_title};
+#[cfg(test)]
+pub(crate) use self::model_data::model_data_scripts;
 pub(crate) use self::model_data::{
-    ModelDataJson, WholeData, light_model_data, model_data_json, model_data_scripts,
+    ModelDataJson, WholeData, light_model_data, model_data_json, splice_model_data,
 };
 use crate::data::KvTier;
 use crate::decode::{DecodedPage, Deployment, Provenance, Status};

@@ -31,7 +31,9 @@ use serde_json::{Value, json};
 
 mod light;
 
-pub(crate) use self::light::{WholeData, light_model_data, model_data_scripts};
+#[cfg(test)]
+pub(crate) use self::light::model_data_scripts;
+pub(crate) use self::light::{WholeData, light_model_data, splice_model_data};
 use super::changes::ProcessChange;
 use super::html;
 use super::selector::{DeploymentData, Labels, SetExtra, deployment_data, tier_and_router_labels};

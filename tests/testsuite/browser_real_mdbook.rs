@@ -33,8 +33,8 @@ fn browser_real_pages_under_mdbook_pass_axe_with_their_data_loaded() {
     support::mdbook_build(&book, &out);
     // The last set of the model's largest deployment: not the launch the
     // model page opens on, so not in its light part.
-    let last = largest_model_set(&out).expect("a set on deepseek-v4's largest page");
     let deployment = largest_deployment_page(&out);
+    let last = last_set(&out.join(&deployment)).expect("a set on deepseek-v4's largest page");
     let pages = [
         format!("deepseek-v4.html#{last}"),
         deployment,
@@ -104,9 +104,9 @@ fn browser_real_pages_under_mdbook_pass_axe_with_their_data_loaded() {
     assert!(errors.is_empty(), "console errors: {errors:?}");
 }
 
-/// The anchor of the last set on deepseek-v4's largest deployment page.
-fn largest_model_set(out: &std::path::Path) -> Option<String> {
-    let page = support::read(&out.join(largest_deployment_page(out)));
+/// The anchor of the last set on the deployment page at `page`.
+fn last_set(page: &std::path::Path) -> Option<String> {
+    let page = support::read(page);
     let anchor = page
         .rsplit("<div class=\"agentx-set\" data-anchor=\"")
         .next()?;

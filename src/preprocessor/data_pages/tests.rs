@@ -3,7 +3,7 @@ use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
 use super::*;
 use crate::decode::Deployment;
-use crate::render::{SECTION_ANCHOR, SectionOptions};
+use crate::render::{SECTION_ANCHOR, SectionOptions, model_data_scripts};
 use crate::test_support::fixture;
 
 /// The mini fixture's section as a chapter's Markdown (its model named

@@ -8,7 +8,7 @@
 //! Works on the JSON [`super::ModelData`] writes, so the split follows the
 //! same format: the light part is a valid model data of its own, with
 //! `full` naming where the whole is and every other set's window index `-1`.
-//! [`model_data_scripts`] finds the model-data scripts of a rendered page,
+//! [`splice_model_data`] replaces the model-data scripts of a rendered page,
 //! for the two places that split them (the standalone site and mdBook's
 //! preprocessor run).
 
@@ -71,7 +71,7 @@ const CLOSE: &str = "</script>";
 /// The byte ranges of the JSON of every model-data script in `text` (a
 /// rendered page or chapter), in order; `None` when a script is not
 /// closed. A script naming an earlier section's picker (`{"like": …}`) is
-/// listed too: callers leave it as it is ([`super::ModelDataJson::is_like`]).
+/// listed too ([`splice_model_data`] leaves it as it is).
 pub(crate) fn model_data_scripts(text: &str) -> Option<Vec<std::ops::Range<usize>>> {
     let mut out = Vec::new();
     let mut from = 0;
@@ -81,6 +81,36 @@ pub(crate) fn model_data_scripts(text: &str) -> Option<Vec<std::ops::Range<usize
         out.push(start..end);
         from = end + CLOSE.len();
     }
+    Some(out)
+}
+
+/// `text` with the JSON of each model-data script replaced by what
+/// `replace` writes for it (given the JSON and the output so far); a
+/// script naming an earlier section's picker (`{"like": …}`) stays as it
+/// is. `None` when there is nothing to replace (no script, or only
+/// repeats), a script is not closed, or `replace` gives up.
+pub(crate) fn splice_model_data(
+    text: &str,
+    mut replace: impl FnMut(&str, &mut String) -> Option<()>,
+) -> Option<String> {
+    let scripts = model_data_scripts(text)?;
+    let holds_data = |r: &std::ops::Range<usize>| !super::ModelDataJson::is_like(&text[r.clone()]);
+    if !scripts.iter().any(holds_data) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() / 4);
+    let mut done = 0;
+    for range in scripts {
+        out.push_str(&text[done..range.start]);
+        let json = &text[range.clone()];
+        if holds_data(&range) {
+            replace(json, &mut out)?;
+        } else {
+            out.push_str(json);
+        }
+        done = range.end;
+    }
+    out.push_str(&text[done..]);
     Some(out)
 }
 

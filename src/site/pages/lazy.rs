@@ -15,27 +15,15 @@ type Beside = (PathBuf, Vec<u8>);
 
 /// `html` with each model-data script's JSON replaced by its light part,
 /// and the scripts holding the whole data (paths relative to the site);
-/// `None` when the page has no model data. A script that names an earlier
-/// section's picker (`{"like": …}`, a repeat of the same launches) stays as
-/// it is: agentx.js reads that section's light part and loads its file.
+/// `None` when the page has no model data to split. A script that names an
+/// earlier section's picker (`{"like": …}`, a repeat of the same launches)
+/// stays as it is: agentx.js reads that section's light part and loads its
+/// file.
 pub(in crate::site) fn split_model_data(html: &str, page: &Path) -> Option<(String, Vec<Beside>)> {
-    let scripts = crate::render::model_data_scripts(html)?;
-    if scripts.is_empty() {
-        return None;
-    }
     let stem = page.file_stem()?.to_string_lossy().into_owned();
     let dir = page.parent().unwrap_or(Path::new(""));
-    let mut out = String::with_capacity(html.len() / 4);
     let mut files = Vec::new();
-    let mut done = 0;
-    for range in scripts {
-        let json = &html[range.clone()];
-        out.push_str(&html[done..range.start]);
-        done = range.end;
-        if crate::render::ModelDataJson::is_like(json) {
-            out.push_str(json);
-            continue;
-        }
+    let out = crate::render::splice_model_data(html, |json, out| {
         let name = match files.len() {
             0 => format!("{stem}.agentx-data.js"),
             n => format!("{stem}.agentx-data-{}.js", n + 1),
@@ -50,7 +38,7 @@ pub(in crate::site) fn split_model_data(html: &str, page: &Path) -> Option<(Stri
              window.AGENTX_MODEL_DATA[{key}] = {json};\n"
         );
         files.push((dir.join(&name), script.into_bytes()));
-    }
-    out.push_str(&html[done..]);
+        Some(())
+    })?;
     Some((out, files))
 }
